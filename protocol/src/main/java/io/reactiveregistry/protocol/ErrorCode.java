@@ -1,0 +1,18 @@
+package io.reactiveregistry.protocol;
+
+/**
+ * The error vocabulary of the contract. Sent as {@code {"code": ..., "message": ...}} in the
+ * message of an RSocket {@code APPLICATION_ERROR} frame.
+ */
+public enum ErrorCode {
+  INVALID_PARAM,
+  SERVICE_TYPE_MISMATCH,
+  NOT_FOUND,
+  ALREADY_EXISTS,
+  SERVICE_NOT_EMPTY,
+  FORBIDDEN,
+  UNAUTHENTICATED,
+  LIMIT_EXCEEDED,
+  UNKNOWN_ROUTE,
+  INTERNAL
+}

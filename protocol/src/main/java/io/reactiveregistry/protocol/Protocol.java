@@ -1,0 +1,24 @@
+package io.reactiveregistry.protocol;
+
+/** Constants of the contract: its version, MIME types and defaults. */
+public final class Protocol {
+  /** The contract version reported by {@code server.info}. */
+  public static final int VERSION = 1;
+
+  public static final String DATA_MIME_TYPE = "application/json";
+  public static final String METADATA_MIME_TYPE = "message/x.rsocket.composite-metadata.v0";
+  public static final String ROUTING_MIME_TYPE = "message/x.rsocket.routing.v0";
+
+  public static final String DEFAULT_NAMESPACE = "public";
+  public static final String DEFAULT_GROUP = "DEFAULT_GROUP";
+  public static final String DEFAULT_CLUSTER = "DEFAULT";
+
+  public static final int DEFAULT_TCP_PORT = 7070;
+
+  /** Metadata keys with which an instance overrides its heartbeat timings (milliseconds). */
+  public static final String HEARTBEAT_INTERVAL_KEY = "preserved.heart.beat.interval";
+  public static final String HEARTBEAT_TIMEOUT_KEY = "preserved.heart.beat.timeout";
+  public static final String DELETE_TIMEOUT_KEY = "preserved.ip.delete.timeout";
+
+  private Protocol() {}
+}

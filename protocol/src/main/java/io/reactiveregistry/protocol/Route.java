@@ -1,0 +1,55 @@
+package io.reactiveregistry.protocol;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/** Every route of the contract, with the interaction it must be called with. */
+public enum Route {
+  INSTANCE_REGISTER("instance.register", Interaction.REQUEST_RESPONSE),
+  INSTANCE_HEARTBEAT("instance.heartbeat", Interaction.FIRE_AND_FORGET),
+  INSTANCE_DEREGISTER("instance.deregister", Interaction.REQUEST_RESPONSE),
+  INSTANCE_BATCH_REGISTER("instance.batch-register", Interaction.REQUEST_RESPONSE),
+  SERVICE_QUERY("service.query", Interaction.REQUEST_RESPONSE),
+  SERVICE_SUBSCRIBE("service.subscribe", Interaction.REQUEST_STREAM),
+  SERVICE_LIST("service.list", Interaction.REQUEST_RESPONSE),
+  ADMIN_SERVICE_CREATE("admin.service.create", Interaction.REQUEST_RESPONSE),
+  ADMIN_SERVICE_UPDATE("admin.service.update", Interaction.REQUEST_RESPONSE),
+  ADMIN_SERVICE_DELETE("admin.service.delete", Interaction.REQUEST_RESPONSE),
+  ADMIN_SERVICE_GET("admin.service.get", Interaction.REQUEST_RESPONSE),
+  ADMIN_INSTANCE_UPDATE("admin.instance.update", Interaction.REQUEST_RESPONSE),
+  ADMIN_INSTANCE_PATCH("admin.instance.patch", Interaction.REQUEST_RESPONSE),
+  ADMIN_TRACE("admin.trace", Interaction.REQUEST_STREAM),
+  SERVER_INFO("server.info", Interaction.REQUEST_RESPONSE);
+
+  private static final Map<String, Route> BY_NAME =
+      Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(Route::routeName, Function.identity()));
+
+  private final String routeName;
+  private final Interaction interaction;
+
+  Route(String routeName, Interaction interaction) {
+    this.routeName = routeName;
+    this.interaction = interaction;
+  }
+
+  /** The route tag as sent in {@code message/x.rsocket.routing.v0}. */
+  public String routeName() {
+    return routeName;
+  }
+
+  public Interaction interaction() {
+    return interaction;
+  }
+
+  public static Optional<Route> byName(String routeName) {
+    return Optional.ofNullable(BY_NAME.get(routeName));
+  }
+
+  @Override
+  public String toString() {
+    return routeName;
+  }
+}

@@ -1,0 +1,49 @@
+package io.reactiveregistry.protocol.message;
+
+import java.util.List;
+
+/**
+ * One element of a {@code service.subscribe} stream. Which fields are present depends on the type:
+ * {@code SNAPSHOT} carries the snapshot fields, {@code UPSERT} an {@code instance}, {@code REMOVE} an
+ * {@code instanceId}, {@code SERVICE_DELETED} only the revision.
+ */
+public record ServiceEvent(
+    String type,
+    long revision,
+    String namespace,
+    String group,
+    String service,
+    Boolean ephemeral,
+    Boolean protectionTriggered,
+    List<InstanceBody> instances,
+    InstanceBody instance,
+    String instanceId) {
+
+  public static final String SNAPSHOT = "SNAPSHOT";
+  public static final String UPSERT = "UPSERT";
+  public static final String REMOVE = "REMOVE";
+  public static final String SERVICE_DELETED = "SERVICE_DELETED";
+
+  public static ServiceEvent snapshot(ServiceSnapshot s) {
+    return new ServiceEvent(SNAPSHOT, s.revision(), s.namespace(), s.group(), s.service(),
+        s.ephemeral(), s.protectionTriggered(), s.instances(), null, null);
+  }
+
+  public static ServiceEvent upsert(long revision, InstanceBody instance) {
+    return new ServiceEvent(UPSERT, revision, null, null, null, null, null, null, instance, null);
+  }
+
+  public static ServiceEvent remove(long revision, String instanceId) {
+    return new ServiceEvent(REMOVE, revision, null, null, null, null, null, null, null, instanceId);
+  }
+
+  public static ServiceEvent serviceDeleted(long revision) {
+    return new ServiceEvent(SERVICE_DELETED, revision, null, null, null, null, null, null, null, null);
+  }
+
+  /** The snapshot this event carries; only meaningful for {@code SNAPSHOT}. */
+  public ServiceSnapshot asSnapshot() {
+    return new ServiceSnapshot(namespace, group, service, Boolean.TRUE.equals(ephemeral), revision,
+        Boolean.TRUE.equals(protectionTriggered), instances == null ? List.of() : instances);
+  }
+}

@@ -1,0 +1,110 @@
+package io.reactiveregistry.server;
+
+import io.reactiveregistry.server.core.Registry;
+import io.reactiveregistry.server.lifecycle.ExpiryTicker;
+import io.reactiveregistry.server.push.PushHub;
+import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.transport.RSocketEndpoint;
+import io.reactiveregistry.server.transport.ServerIdentity;
+import io.rsocket.transport.netty.server.CloseableChannel;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Properties;
+import java.util.UUID;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A running registry server: the core, its runtime, the expiry ticker and the RSocket endpoint.
+ * Start with {@link #start(ServerConfig)}; stop with {@link #dispose()}.
+ */
+public final class RegistryServer implements Disposable {
+  private final RegistryRuntime runtime;
+  private final RSocketEndpoint endpoint;
+  private final CloseableChannel tcp;
+  private final Disposable ticker;
+
+  private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp, Disposable ticker) {
+    this.runtime = runtime;
+    this.endpoint = endpoint;
+    this.tcp = tcp;
+    this.ticker = ticker;
+  }
+
+  /** Builds the server and binds its ports; the Mono completes once it accepts connections. */
+  public static Mono<RegistryServer> start(ServerConfig config) {
+    return Mono.defer(() -> {
+      InstantSource clock = InstantSource.system();
+      Registry registry = new Registry(clock, config.registryConfig());
+      RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents()));
+      ServerIdentity identity = new ServerIdentity(version(), UUID.randomUUID().toString(), clock.millis());
+      RSocketEndpoint endpoint = new RSocketEndpoint(runtime, identity, config.limits(), clock);
+      return endpoint.bindTcp(config.host(), config.tcpPort()).map(tcp -> {
+        Disposable ticker = new ExpiryTicker(runtime, config.registryConfig().expiryBudget())
+            .start(config.expiryTick(), Schedulers.parallel());
+        return new RegistryServer(runtime, endpoint, tcp, ticker);
+      });
+    });
+  }
+
+  public InetSocketAddress tcpAddress() {
+    return tcp.address();
+  }
+
+  public int tcpPort() {
+    return tcp.address().getPort();
+  }
+
+  /** The runtime, for embedding and tests that look at state directly. */
+  public RegistryRuntime runtime() {
+    return runtime;
+  }
+
+  public int openConnections() {
+    return endpoint.openConnections();
+  }
+
+  public long droppedHeartbeats() {
+    return endpoint.droppedHeartbeats();
+  }
+
+  @Override
+  public void dispose() {
+    ticker.dispose();
+    tcp.dispose();
+  }
+
+  @Override
+  public boolean isDisposed() {
+    return tcp.isDisposed();
+  }
+
+  /** Completes when the server has closed its ports. */
+  public Mono<Void> onClose() {
+    return tcp.onClose();
+  }
+
+  /** Disposes and waits, at most {@code timeout}, for the ports to close. */
+  public void disposeNow(Duration timeout) {
+    dispose();
+    onClose().block(timeout);
+  }
+
+  static String version() {
+    try (InputStream in = RegistryServer.class.getResourceAsStream("version.properties")) {
+      if (in == null) {
+        return "dev";
+      }
+      Properties properties = new Properties();
+      properties.load(in);
+      return properties.getProperty("version", "dev");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package io.reactiveregistry.server;
+
+import io.reactiveregistry.server.core.HeartbeatTimings;
+import io.reactiveregistry.server.core.RegistryConfig;
+import io.reactiveregistry.server.transport.ServerLimits;
+import java.time.Duration;
+
+/**
+ * Everything a server is started with. Immutable; each {@code with...} returns a copy.
+ *
+ * @param host address to bind
+ * @param tcpPort RSocket over TCP; 0 picks a free port
+ * @param limits per-connection limits
+ * @param maxInstancesPerConnection ephemeral instances one connection may own
+ * @param maxPendingEvents events one subscriber may have pending before they collapse into a snapshot
+ * @param heartbeat default heartbeat timings
+ * @param expiryTick how often heartbeat deadlines are applied
+ */
+public record ServerConfig(
+    String host, int tcpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
+    HeartbeatTimings heartbeat, Duration expiryTick) {
+
+  public static final ServerConfig DEFAULTS = new ServerConfig("0.0.0.0", 7070, ServerLimits.DEFAULTS,
+      10_000, 1_000, HeartbeatTimings.DEFAULTS, Duration.ofMillis(100));
+
+  /** Loopback on a free port: what tests and embedded uses want. */
+  public static ServerConfig ephemeralLoopback() {
+    return DEFAULTS.withHost("127.0.0.1").withTcpPort(0);
+  }
+
+  public ServerConfig withHost(String value) {
+    return new ServerConfig(value, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick);
+  }
+
+  public ServerConfig withTcpPort(int value) {
+    return new ServerConfig(host, value, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick);
+  }
+
+  public ServerConfig withLimits(ServerLimits value) {
+    return new ServerConfig(host, tcpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick);
+  }
+
+  public ServerConfig withMaxInstancesPerConnection(int value) {
+    return new ServerConfig(host, tcpPort, limits, value, maxPendingEvents, heartbeat, expiryTick);
+  }
+
+  public ServerConfig withMaxPendingEvents(int value) {
+    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick);
+  }
+
+  public ServerConfig withHeartbeat(HeartbeatTimings value) {
+    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick);
+  }
+
+  public ServerConfig withExpiryTick(Duration value) {
+    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value);
+  }
+
+  RegistryConfig registryConfig() {
+    return new RegistryConfig(heartbeat, maxInstancesPerConnection, 10_000);
+  }
+}

@@ -1,0 +1,12 @@
+package io.reactiveregistry.server.core;
+
+/** Why the core refused a command. The transport maps each to one wire error code. */
+public enum Failure {
+  INVALID_PARAM,
+  SERVICE_TYPE_MISMATCH,
+  NOT_FOUND,
+  ALREADY_EXISTS,
+  SERVICE_NOT_EMPTY,
+  FORBIDDEN,
+  LIMIT_EXCEEDED
+}

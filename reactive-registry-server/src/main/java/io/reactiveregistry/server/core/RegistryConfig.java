@@ -1,0 +1,13 @@
+package io.reactiveregistry.server.core;
+
+/**
+ * The core's settings.
+ *
+ * @param defaultTimings heartbeat timings of instances that do not override them
+ * @param maxInstancesPerOwner how many ephemeral instances one connection may own
+ * @param expiryBudget how many instances one expiry pass may look at, so a mass expiry is spread
+ *     over several passes instead of stalling every other command
+ */
+public record RegistryConfig(HeartbeatTimings defaultTimings, int maxInstancesPerOwner, int expiryBudget) {
+  public static final RegistryConfig DEFAULTS = new RegistryConfig(HeartbeatTimings.DEFAULTS, 10_000, 10_000);
+}

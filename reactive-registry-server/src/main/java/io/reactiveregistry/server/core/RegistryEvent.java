@@ -1,0 +1,21 @@
+package io.reactiveregistry.server.core;
+
+/** A change made by one command, stamped with its own revision. */
+public sealed interface RegistryEvent {
+  ServiceKey service();
+
+  long revision();
+
+  ChangeCause cause();
+
+  /** An instance appeared or changed; {@code instance} is its new view. */
+  record InstanceUpserted(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor)
+      implements RegistryEvent {}
+
+  /** An instance left the service; {@code instance} is its last view. */
+  record InstanceRemoved(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor)
+      implements RegistryEvent {}
+
+  /** The service itself is gone. */
+  record ServiceDeleted(ServiceKey service, long revision, ChangeCause cause) implements RegistryEvent {}
+}

@@ -1,0 +1,20 @@
+package io.reactiveregistry.server.core;
+
+/** A service's identity: namespace, group and name, all validated. */
+public record ServiceKey(String namespace, String group, String service) {
+  public static final String DEFAULT_NAMESPACE = "public";
+  public static final String DEFAULT_GROUP = "DEFAULT_GROUP";
+
+  /** Fills the defaults and checks the naming rule. */
+  public static ServiceKey of(String namespace, String group, String service) {
+    return new ServiceKey(
+        Names.orDefault("namespace", namespace, DEFAULT_NAMESPACE),
+        Names.orDefault("group", group, DEFAULT_GROUP),
+        Names.require("service", service));
+  }
+
+  @Override
+  public String toString() {
+    return namespace + "/" + group + "/" + service;
+  }
+}

@@ -1,0 +1,31 @@
+package io.reactiveregistry.server.push;
+
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+
+/**
+ * One event on its way to the subscribers of a view. Encoded once, on first send, and the bytes
+ * shared by every subscriber; encoding happens outside the registry's monitor.
+ */
+public final class OutboundEvent {
+  private final ServiceEvent message;
+  private volatile byte[] encoded;
+
+  OutboundEvent(ServiceEvent message) {
+    this.message = message;
+  }
+
+  public ServiceEvent message() {
+    return message;
+  }
+
+  /** The JSON bytes. A race may encode twice; both results are equal, so that is harmless. */
+  public byte[] bytes() {
+    byte[] bytes = encoded;
+    if (bytes == null) {
+      bytes = JsonCodec.json().encode(message);
+      encoded = bytes;
+    }
+    return bytes;
+  }
+}

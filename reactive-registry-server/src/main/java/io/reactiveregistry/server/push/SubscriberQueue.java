@@ -1,0 +1,115 @@
+package io.reactiveregistry.server.push;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.publisher.FluxSink;
+
+/**
+ * One subscriber's pending events, emitted only as far as its demand reaches. The backlog is
+ * bounded: when it would pass {@code maxPending}, it is dropped and replaced by one fresh snapshot,
+ * taken when demand returns. A slow subscriber therefore never costs more than its bound, and
+ * never makes a writer wait.
+ */
+public final class SubscriberQueue {
+  /** Takes a fresh snapshot for a subscriber that fell behind; see {@link #restart}. */
+  public interface Resync {
+    void resync(SubscriberQueue queue);
+  }
+
+  private final ViewChannel channel;
+  private final int maxPending;
+  private final Resync resync;
+  private final ArrayDeque<OutboundEvent> pending = new ArrayDeque<>();
+  private final AtomicInteger wip = new AtomicInteger();
+  private boolean needsResync;
+  private long collapsed;
+  private volatile FluxSink<byte[]> sink;
+  private volatile boolean closed;
+
+  SubscriberQueue(ViewChannel channel, int maxPending, Resync resync) {
+    this.channel = channel;
+    this.maxPending = maxPending;
+    this.resync = resync;
+  }
+
+  public ViewChannel channel() {
+    return channel;
+  }
+
+  /** Connects the queue to its stream; emission starts with the next {@link #drain()}. */
+  public void attach(FluxSink<byte[]> sink) {
+    this.sink = sink;
+  }
+
+  /** Adds an event; called under the registry's monitor. */
+  synchronized void offer(OutboundEvent event) {
+    if (needsResync || closed) {
+      return;
+    }
+    if (pending.size() >= maxPending) {
+      pending.clear();
+      needsResync = true;
+      collapsed++;
+      return;
+    }
+    pending.add(event);
+  }
+
+  /** Replaces the backlog with a fresh snapshot; called under the registry's monitor. */
+  public synchronized void restart(OutboundEvent snapshot) {
+    pending.clear();
+    pending.add(snapshot);
+    needsResync = false;
+  }
+
+  /** How many times this subscriber's backlog was collapsed into a snapshot. */
+  public synchronized long collapsedCount() {
+    return collapsed;
+  }
+
+  public synchronized int pendingCount() {
+    return pending.size();
+  }
+
+  void close() {
+    closed = true;
+    synchronized (this) {
+      pending.clear();
+    }
+  }
+
+  /** Emits what demand allows. Safe to call from any thread; one thread emits at a time. */
+  public void drain() {
+    if (wip.getAndIncrement() != 0) {
+      return;
+    }
+    int missed = 1;
+    do {
+      emitWhileDemanded();
+      missed = wip.addAndGet(-missed);
+    } while (missed != 0);
+  }
+
+  private void emitWhileDemanded() {
+    FluxSink<byte[]> out = sink;
+    if (out == null) {
+      return;
+    }
+    while (!closed && out.requestedFromDownstream() > 0) {
+      OutboundEvent next;
+      boolean resyncNow;
+      synchronized (this) {
+        resyncNow = needsResync;
+        next = resyncNow ? null : pending.poll();
+      }
+      if (resyncNow) {
+        resync.resync(this); // takes the registry's monitor: never while holding this queue's
+        continue;
+      }
+      if (next == null) {
+        return;
+      }
+      out.next(next.bytes());
+    }
+  }
+}

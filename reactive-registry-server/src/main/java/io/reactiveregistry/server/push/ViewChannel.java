@@ -1,0 +1,111 @@
+package io.reactiveregistry.server.push;
+
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.server.core.InstanceView;
+import io.reactiveregistry.server.core.Registry;
+import io.reactiveregistry.server.core.RegistryEvent;
+import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
+import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
+import io.reactiveregistry.server.core.RegistryEvent.ServiceDeleted;
+import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.ServiceView;
+import io.reactiveregistry.server.core.ViewFilter;
+import io.reactiveregistry.server.core.ViewRules;
+import io.reactiveregistry.server.wire.WireViews;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * All subscribers of one view (service + filter). It remembers which instances the view shows, so
+ * that it can turn each core event into the view's own change: an UPSERT, a REMOVE, nothing, or a
+ * fresh SNAPSHOT when the view's protection switches or the service (re)appears.
+ */
+public final class ViewChannel {
+  private final ServiceKey service;
+  private final ViewFilter filter;
+  private final List<SubscriberQueue> subscribers = new ArrayList<>();
+  private final Set<String> visible = new HashSet<>();
+  private boolean serviceExists;
+  private boolean protectionTriggered;
+
+  ViewChannel(ServiceKey service, ViewFilter filter) {
+    this.service = service;
+    this.filter = filter;
+  }
+
+  ServiceKey service() {
+    return service;
+  }
+
+  ViewFilter filter() {
+    return filter;
+  }
+
+  List<SubscriberQueue> subscribers() {
+    return subscribers;
+  }
+
+  /** A snapshot of the view now, and the channel's state reset to match it. */
+  OutboundEvent snapshot(Registry registry) {
+    ServiceView view = registry.view(service, filter);
+    serviceExists = view.exists();
+    protectionTriggered = view.protectionTriggered();
+    visible.clear();
+    for (InstanceView instance : view.instances()) {
+      visible.add(instance.instanceId());
+    }
+    return new OutboundEvent(ServiceEvent.snapshot(WireViews.snapshot(view)));
+  }
+
+  /** Turns one command's events for this service into what the view's subscribers must see. */
+  List<OutboundEvent> apply(List<RegistryEvent> events, Registry registry) {
+    List<OutboundEvent> out = new ArrayList<>(events.size());
+    ServiceDeleted deletion = lastDeletion(events);
+    if (!registry.exists(service)) {
+      if (serviceExists && deletion != null) {
+        out.add(new OutboundEvent(ServiceEvent.serviceDeleted(deletion.revision())));
+      }
+      serviceExists = false;
+      protectionTriggered = false;
+      visible.clear();
+      return out;
+    }
+    if (deletion != null && serviceExists) {
+      out.add(new OutboundEvent(ServiceEvent.serviceDeleted(deletion.revision())));
+    }
+    boolean triggered = registry.protectionTriggered(service, filter);
+    if (!serviceExists || deletion != null || triggered != protectionTriggered) {
+      // The view starts over: the service appeared, or protection switched on or off.
+      out.add(snapshot(registry));
+      return out;
+    }
+    for (RegistryEvent event : events) {
+      if (event instanceof InstanceUpserted upserted) {
+        InstanceView instance = upserted.instance();
+        if (ViewRules.visible(instance, filter, triggered)) {
+          visible.add(instance.instanceId());
+          out.add(new OutboundEvent(ServiceEvent.upsert(event.revision(), WireViews.instance(instance))));
+        } else if (visible.remove(instance.instanceId())) {
+          out.add(new OutboundEvent(ServiceEvent.remove(event.revision(), instance.instanceId())));
+        }
+      } else if (event instanceof InstanceRemoved removed) {
+        if (visible.remove(removed.instance().instanceId())) {
+          out.add(new OutboundEvent(ServiceEvent.remove(event.revision(), removed.instance().instanceId())));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static ServiceDeleted lastDeletion(List<RegistryEvent> events) {
+    ServiceDeleted last = null;
+    for (RegistryEvent event : events) {
+      if (event instanceof ServiceDeleted deleted) {
+        last = deleted;
+      }
+    }
+    return last;
+  }
+}

@@ -1,0 +1,101 @@
+package io.reactiveregistry.server.runtime;
+
+import io.reactiveregistry.server.core.Registry;
+import io.reactiveregistry.server.core.RegistryEvent;
+import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.ViewFilter;
+import io.reactiveregistry.server.push.PushHub;
+import io.reactiveregistry.server.push.SubscriberQueue;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
+
+/**
+ * The single-writer discipline around the core: every command, and the fan-out of its events to
+ * the push hub, runs under one monitor, so events reach subscribers in revision order and a
+ * snapshot never overlaps the events after it. Critical sections are short and never do I/O;
+ * network emission happens after the monitor is released. A plain monitor (rather than a
+ * {@code ReentrantLock}) because a contended monitor spins briefly in the JVM instead of parking
+ * an event-loop thread.
+ */
+public final class RegistryRuntime {
+  private final Object monitor = new Object();
+  private final Registry registry;
+  private final PushHub hub;
+  private final List<Consumer<List<RegistryEvent>>> listeners = new CopyOnWriteArrayList<>();
+
+  public RegistryRuntime(Registry registry, PushHub hub) {
+    this.registry = registry;
+    this.hub = hub;
+  }
+
+  /** Runs a command; its events are published to subscribers and listeners in revision order. */
+  public <T> T execute(Function<Registry, T> command) {
+    Set<SubscriberQueue> woken;
+    T result;
+    synchronized (monitor) {
+      try {
+        result = command.apply(registry);
+      } finally {
+        List<RegistryEvent> events = registry.takeEvents();
+        woken = hub.publish(events, registry);
+        if (!events.isEmpty()) {
+          for (Consumer<List<RegistryEvent>> listener : listeners) {
+            listener.accept(events);
+          }
+        }
+      }
+    }
+    for (SubscriberQueue queue : woken) {
+      queue.drain();
+    }
+    return result;
+  }
+
+  /** Reads the core's state consistently. */
+  public <T> T read(Function<Registry, T> query) {
+    synchronized (monitor) {
+      return query.apply(registry);
+    }
+  }
+
+  /**
+   * A stream of JSON-encoded {@code ServiceEvent}s: the view's snapshot, then its changes. Demand
+   * is honoured; cancelling it releases the subscription.
+   */
+  public Flux<byte[]> subscribe(ServiceKey service, ViewFilter filter) {
+    return Flux.create(sink -> {
+      SubscriberQueue queue;
+      synchronized (monitor) {
+        queue = hub.open(service, filter, registry, this::resync);
+      }
+      queue.attach(sink);
+      sink.onDispose(() -> {
+        synchronized (monitor) {
+          hub.close(queue);
+        }
+      });
+      sink.onRequest(n -> queue.drain());
+    });
+  }
+
+  /** Observes every command's events (audit trail, metrics); called under the monitor: be quick. */
+  public void addListener(Consumer<List<RegistryEvent>> listener) {
+    listeners.add(listener);
+  }
+
+  public int subscriberCount() {
+    synchronized (monitor) {
+      return hub.subscriberCount();
+    }
+  }
+
+  private void resync(SubscriberQueue queue) {
+    synchronized (monitor) {
+      hub.resync(queue, registry);
+    }
+  }
+}

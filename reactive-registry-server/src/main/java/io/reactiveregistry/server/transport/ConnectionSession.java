@@ -1,0 +1,135 @@
+package io.reactiveregistry.server.transport;
+
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.Interaction;
+import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.server.core.Owner;
+import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.rsocket.Payload;
+import io.rsocket.RSocket;
+import io.rsocket.util.DefaultPayload;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * One client connection: the responder for its requests, and the owner of the ephemeral
+ * instances it registers. {@link #release()} is called once, when the connection closes.
+ */
+final class ConnectionSession implements RSocket {
+  private static final Logger log = LoggerFactory.getLogger(ConnectionSession.class);
+
+  private final Owner owner;
+  private final RequestHandlers handlers;
+  private final RegistryRuntime runtime;
+  private final ServerLimits limits;
+  private final AtomicInteger subscriptions = new AtomicInteger();
+  private final AtomicBoolean released = new AtomicBoolean();
+
+  ConnectionSession(Owner owner, RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits) {
+    this.owner = owner;
+    this.handlers = handlers;
+    this.runtime = runtime;
+    this.limits = limits;
+  }
+
+  Owner owner() {
+    return owner;
+  }
+
+  @Override
+  public Mono<Payload> requestResponse(Payload payload) {
+    try {
+      Route route = RouteResolver.resolve(payload, Interaction.REQUEST_RESPONSE);
+      checkSize(payload);
+      Object answer = handlers.respond(owner, route, payload.sliceData());
+      return Mono.just(DefaultPayload.create(JsonCodec.json().encode(answer)));
+    } catch (RuntimeException e) {
+      return Mono.error(ErrorMapping.toWire(e));
+    } finally {
+      payload.release();
+    }
+  }
+
+  @Override
+  public Flux<Payload> requestStream(Payload payload) {
+    try {
+      Route route = RouteResolver.resolve(payload, Interaction.REQUEST_STREAM);
+      checkSize(payload);
+      if (subscriptions.incrementAndGet() > limits.maxSubscriptionsPerConnection()) {
+        subscriptions.decrementAndGet();
+        throw new RequestException(ErrorCode.LIMIT_EXCEEDED, "this connection already has "
+            + limits.maxSubscriptionsPerConnection() + " open subscriptions, the most allowed");
+      }
+      try {
+        return handlers.stream(route, payload.sliceData())
+            .map(DefaultPayload::create)
+            .doFinally(signal -> subscriptions.decrementAndGet());
+      } catch (RuntimeException e) {
+        subscriptions.decrementAndGet();
+        throw e;
+      }
+    } catch (RuntimeException e) {
+      return Flux.error(ErrorMapping.toWire(e));
+    } finally {
+      payload.release();
+    }
+  }
+
+  @Override
+  public Mono<Void> fireAndForget(Payload payload) {
+    try {
+      Route route = RouteResolver.resolve(payload, Interaction.FIRE_AND_FORGET);
+      checkSize(payload);
+      handlers.fire(owner, route, payload.sliceData());
+    } catch (RuntimeException e) {
+      // Fire-and-forget cannot be answered: an invalid heartbeat is dropped and counted.
+      handlers.countDroppedHeartbeat();
+      log.debug("dropped fire-and-forget from {}: {}", owner.label(), ErrorMapping.body(e).message());
+    } finally {
+      payload.release();
+    }
+    return Mono.empty();
+  }
+
+  @Override
+  public Flux<Payload> requestChannel(Publisher<Payload> payloads) {
+    return Flux.from(payloads).take(1).flatMap(first -> {
+      try {
+        RouteResolver.resolve(first, Interaction.REQUEST_CHANNEL);
+        return Flux.<Payload>empty(); // unreachable: no route is request-channel
+      } catch (RuntimeException e) {
+        return Flux.<Payload>error(ErrorMapping.toWire(e));
+      } finally {
+        first.release();
+      }
+    });
+  }
+
+  @Override
+  public Mono<Void> metadataPush(Payload payload) {
+    payload.release();
+    return Mono.empty();
+  }
+
+  /** Releases every ephemeral instance the connection still owns; idempotent. */
+  int release() {
+    if (!released.compareAndSet(false, true)) {
+      return 0;
+    }
+    return runtime.execute(registry -> registry.release(owner));
+  }
+
+  private void checkSize(Payload payload) {
+    int size = payload.data().readableBytes();
+    if (size > limits.maxPayloadBytes()) {
+      throw new RequestException(ErrorCode.LIMIT_EXCEEDED,
+          "the request body is " + size + " bytes; the most accepted is " + limits.maxPayloadBytes());
+    }
+  }
+}

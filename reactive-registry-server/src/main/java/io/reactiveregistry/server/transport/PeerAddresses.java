@@ -1,0 +1,95 @@
+package io.reactiveregistry.server.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.rsocket.DuplexConnection;
+import io.rsocket.RSocketErrorException;
+import io.rsocket.frame.FrameHeaderCodec;
+import io.rsocket.frame.FrameType;
+import io.rsocket.plugins.DuplexConnectionInterceptor;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Hands a connection's remote address to the {@link io.rsocket.SocketAcceptor}, which RSocket-Java
+ * does not give it. The raw connection is wrapped; when its SETUP frame is read, the address is
+ * left in a thread-local that the acceptor takes: RSocket calls the acceptor synchronously on the
+ * same event-loop thread while handling that frame.
+ */
+final class PeerAddresses implements DuplexConnectionInterceptor {
+  private static final ThreadLocal<SocketAddress> SETTING_UP = new ThreadLocal<>();
+
+  @Override
+  public DuplexConnection apply(Type type, DuplexConnection connection) {
+    return type == Type.SOURCE ? new Tagging(connection) : connection;
+  }
+
+  /** The address of the connection whose SETUP is being handled on this thread, as {@code host:port}. */
+  static String take() {
+    SocketAddress address = SETTING_UP.get();
+    SETTING_UP.remove();
+    if (address instanceof InetSocketAddress inet) {
+      return inet.getHostString() + ":" + inet.getPort();
+    }
+    return address == null ? "unknown" : address.toString();
+  }
+
+  private static final class Tagging implements DuplexConnection {
+    private final DuplexConnection delegate;
+
+    Tagging(DuplexConnection delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Flux<ByteBuf> receive() {
+      return delegate.receive().doOnNext(frame -> {
+        if (FrameHeaderCodec.frameType(frame) == FrameType.SETUP) {
+          SETTING_UP.set(delegate.remoteAddress());
+        }
+      });
+    }
+
+    @Override
+    public void sendFrame(int streamId, ByteBuf frame) {
+      delegate.sendFrame(streamId, frame);
+    }
+
+    @Override
+    public void sendErrorAndClose(RSocketErrorException errorException) {
+      delegate.sendErrorAndClose(errorException);
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+      return delegate.alloc();
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+      return delegate.remoteAddress();
+    }
+
+    @Override
+    public Mono<Void> onClose() {
+      return delegate.onClose();
+    }
+
+    @Override
+    public void dispose() {
+      delegate.dispose();
+    }
+
+    @Override
+    public boolean isDisposed() {
+      return delegate.isDisposed();
+    }
+
+    @Override
+    public double availability() {
+      return delegate.availability();
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package io.reactiveregistry.server.transport;
+
+import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.rsocket.core.RSocketServer;
+import io.rsocket.frame.decoder.PayloadDecoder;
+import io.rsocket.transport.netty.server.CloseableChannel;
+import io.rsocket.transport.netty.server.TcpServerTransport;
+import java.time.InstantSource;
+import reactor.core.publisher.Mono;
+import reactor.netty.tcp.TcpServer;
+
+/** Binds the RSocket responder to TCP. */
+public final class RSocketEndpoint {
+  /** The smallest frame limit RSocket-Java accepts is far below this; metadata needs room too. */
+  private static final int MIN_FRAME_LIMIT = 64 * 1024;
+
+  private final SetupAcceptor acceptor;
+  private final RequestHandlers handlers;
+  private final ServerLimits limits;
+
+  public RSocketEndpoint(RegistryRuntime runtime, ServerIdentity identity, ServerLimits limits, InstantSource clock) {
+    this.handlers = new RequestHandlers(runtime, identity, clock);
+    this.acceptor = new SetupAcceptor(handlers, runtime, limits);
+    this.limits = limits;
+  }
+
+  public Mono<CloseableChannel> bindTcp(String host, int port) {
+    int frameLimit = frameLimit();
+    return RSocketServer.create(acceptor)
+        .payloadDecoder(PayloadDecoder.DEFAULT)
+        .maxInboundPayloadSize(frameLimit)
+        .interceptors(registry -> registry.forConnection(new PeerAddresses()))
+        .bind(TcpServerTransport.create(TcpServer.create().host(host).port(port), frameLimit));
+  }
+
+  /**
+   * Frames and reassembled payloads are accepted up to twice the body limit, so that a body a
+   * little too large gets a clean {@code LIMIT_EXCEEDED} on a connection that stays open; only a
+   * frame beyond that (which the server will not buffer) closes the connection.
+   */
+  private int frameLimit() {
+    long doubled = 2L * limits.maxPayloadBytes();
+    return (int) Math.min(0xFF_FFFF, Math.max(MIN_FRAME_LIMIT, doubled));
+  }
+
+  public int openConnections() {
+    return acceptor.openConnections();
+  }
+
+  public long droppedHeartbeats() {
+    return handlers.droppedHeartbeats();
+  }
+}

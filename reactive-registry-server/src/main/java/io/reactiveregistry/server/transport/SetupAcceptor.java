@@ -1,0 +1,84 @@
+package io.reactiveregistry.server.transport;
+
+import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.codec.MalformedBodyException;
+import io.reactiveregistry.protocol.message.SetupData;
+import io.reactiveregistry.server.core.Owner;
+import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.rsocket.ConnectionSetupPayload;
+import io.rsocket.RSocket;
+import io.rsocket.SocketAcceptor;
+import io.rsocket.exceptions.RejectedSetupException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * Checks a connection's SETUP, opens its session, and ties the session's release to the
+ * connection's close — the one place where a connection's instances are released.
+ */
+public final class SetupAcceptor implements SocketAcceptor {
+  private static final Logger log = LoggerFactory.getLogger(SetupAcceptor.class);
+
+  private final RequestHandlers handlers;
+  private final RegistryRuntime runtime;
+  private final ServerLimits limits;
+  private final AtomicLong connectionIds = new AtomicLong();
+  private final AtomicInteger open = new AtomicInteger();
+
+  SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits) {
+    this.handlers = handlers;
+    this.runtime = runtime;
+    this.limits = limits;
+  }
+
+  @Override
+  public Mono<RSocket> accept(ConnectionSetupPayload setup, RSocket sendingSocket) {
+    String peer = PeerAddresses.take();
+    if (!Protocol.DATA_MIME_TYPE.equals(setup.dataMimeType())) {
+      return Mono.error(new RejectedSetupException("data MIME type must be " + Protocol.DATA_MIME_TYPE
+          + " (got '" + setup.dataMimeType() + "'); metadata MIME type should be " + Protocol.METADATA_MIME_TYPE));
+    }
+    String client;
+    try {
+      client = clientLabel(setup);
+    } catch (MalformedBodyException e) {
+      return Mono.error(new RejectedSetupException("setup data must be empty or a JSON object like "
+          + "{\"client\": \"orders-app\", \"version\": \"1.4.2\"}: " + e.getMessage()));
+    }
+    String label = client + "@" + peer;
+    Owner owner = new Owner(connectionIds.incrementAndGet(), label);
+    ConnectionSession session = new ConnectionSession(owner, handlers, runtime, limits);
+    int nowOpen = open.incrementAndGet();
+    log.info("connection opened: {} (id {}, {} open)", label, owner.id(), nowOpen);
+    sendingSocket.onClose()
+        .doFinally(signal -> {
+          int released = session.release();
+          log.info("connection closed: {} (id {}), released {} instance(s), {} open",
+              label, owner.id(), released, open.decrementAndGet());
+        })
+        .subscribe(null, error -> { });
+    return Mono.just(session);
+  }
+
+  int openConnections() {
+    return open.get();
+  }
+
+  private static String clientLabel(ConnectionSetupPayload setup) {
+    if (!setup.data().isReadable()) {
+      return "anonymous";
+    }
+    SetupData data = JsonCodec.json().decode(setup.sliceData(), SetupData.class);
+    String client = data.client();
+    if (client == null || client.isBlank()) {
+      return "anonymous";
+    }
+    // A label ends up in logs: keep it printable and short.
+    String printable = client.replaceAll("[^A-Za-z0-9._:@/-]", "_");
+    return printable.length() > 64 ? printable.substring(0, 64) : printable;
+  }
+}

@@ -1,0 +1,34 @@
+package io.reactiveregistry.server.wire;
+
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.server.core.Addresses;
+import io.reactiveregistry.server.core.InstanceSpec;
+import io.reactiveregistry.server.core.Names;
+import io.reactiveregistry.server.core.RegistryException;
+import io.reactiveregistry.server.core.Failure;
+
+/** Contract bodies as validated core values. Every rule lives in the core; this only reads fields. */
+public final class WireCommands {
+  private WireCommands() {}
+
+  public static InstanceSpec instance(String field, InstanceBody body) {
+    if (body == null) {
+      throw new RegistryException(Failure.INVALID_PARAM, field + " is required");
+    }
+    return InstanceSpec.of(field, body.ip(), body.port(), body.cluster(), body.weight(), body.enabled(),
+        body.metadata());
+  }
+
+  /** The identifying part of an instance: normalised ip, port and cluster. */
+  public record InstanceAddress(String ip, int port, String cluster) {}
+
+  public static InstanceAddress address(String field, InstanceBody body) {
+    if (body == null) {
+      throw new RegistryException(Failure.INVALID_PARAM, field + " is required");
+    }
+    return new InstanceAddress(
+        Addresses.normalize(field + ".ip", body.ip()),
+        InstanceSpec.requirePort(field + ".port", body.port()),
+        Names.orDefault(field + ".cluster", body.cluster(), InstanceSpec.DEFAULT_CLUSTER));
+  }
+}

@@ -1,0 +1,416 @@
+package io.reactiveregistry.server.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
+import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
+import io.reactiveregistry.server.core.Results.HeartbeatOutcome;
+import io.reactiveregistry.server.core.Results.Registered;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Every rule of the core, one test each, on virtual time. */
+class RegistryTest {
+  private final ManualClock clock = new ManualClock(1_000_000);
+  private final Registry registry = new Registry(clock, RegistryConfig.DEFAULTS);
+  private final Owner alice = new Owner(1, "alice@127.0.0.1:1");
+  private final Owner bob = new Owner(2, "bob@127.0.0.1:2");
+  private final ServiceKey orders = ServiceKey.of(null, null, "orders");
+  private final ServiceKey billing = ServiceKey.of("prod", "payments", "billing");
+
+  private static InstanceSpec instance(String ip, int port) {
+    return InstanceSpec.of("instance", ip, port, null, null, null, null);
+  }
+
+  private static InstanceSpec instance(String ip, int port, Map<String, String> metadata) {
+    return InstanceSpec.of("instance", ip, port, null, null, null, metadata);
+  }
+
+  private List<InstanceView> instancesOf(ServiceKey key) {
+    return registry.view(key, ViewFilter.ALL).instances();
+  }
+
+  @Test
+  void registrationFillsDefaultsAndNamesTheInstanceIpPortCluster() {
+    Registered registered = registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+
+    assertThat(registered.instanceId()).isEqualTo("127.0.0.5#8080#DEFAULT");
+    assertThat(registered.timings()).isEqualTo(HeartbeatTimings.DEFAULTS);
+    assertThat(orders).isEqualTo(new ServiceKey("public", "DEFAULT_GROUP", "orders"));
+    InstanceView view = instancesOf(orders).get(0);
+    assertThat(view).isEqualTo(new InstanceView("127.0.0.5#8080#DEFAULT", "127.0.0.5", 8080, "DEFAULT", 1.0, true,
+        true, true, Map.of()));
+  }
+
+  @Test
+  void firstRegistrationFixesTheServiceTypeAndAMismatchIsRefusedNamingIt() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    long revision = registry.revision();
+    registry.takeEvents();
+
+    assertThatThrownBy(() -> registry.register(alice, orders, false, instance("127.0.0.6", 8080)))
+        .isInstanceOfSatisfying(RegistryException.class,
+            e -> assertThat(e.failure()).isEqualTo(Failure.SERVICE_TYPE_MISMATCH))
+        .hasMessageContaining("is ephemeral");
+    assertThat(registry.revision()).isEqualTo(revision);
+    assertThat(registry.takeEvents()).isEmpty();
+    assertThat(instancesOf(orders)).hasSize(1);
+  }
+
+  @Test
+  void everyChangeTakesTheNextRevisionOfOneServerWideCounter() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.register(alice, billing, true, instance("127.0.0.6", 8080));
+    registry.register(alice, orders, true, instance("127.0.0.7", 8080));
+
+    assertThat(registry.takeEvents()).extracting(RegistryEvent::revision).containsExactly(1L, 2L, 3L);
+    assertThat(registry.revision()).isEqualTo(3);
+  }
+
+  @Test
+  void identicalReRegistrationEmitsNothingAndKeepsTheRevision() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.takeEvents();
+
+    Registered again = registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+
+    assertThat(registry.takeEvents()).isEmpty();
+    assertThat(again.revision()).isEqualTo(1);
+  }
+
+  @Test
+  void changedReRegistrationUpdatesTheInstanceWithANewRevision() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.takeEvents();
+
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080, Map.of("zone", "a")));
+
+    assertThat(registry.takeEvents()).singleElement().isInstanceOfSatisfying(InstanceUpserted.class, e -> {
+      assertThat(e.revision()).isEqualTo(2);
+      assertThat(e.instance().metadata()).containsEntry("zone", "a");
+    });
+  }
+
+  @Test
+  void registrationFromAnotherConnectionTakesTheInstanceOver() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.register(bob, orders, true, instance("127.0.0.5", 8080));
+
+    assertThat(registry.release(alice)).isZero();
+    assertThat(instancesOf(orders)).hasSize(1);
+    assertThat(registry.ownedBy(bob)).isEqualTo(1);
+    assertThat(registry.release(bob)).isEqualTo(1);
+    assertThat(instancesOf(orders)).isEmpty();
+  }
+
+  @Test
+  void onlyTheOwningConnectionMayDeregisterAnEphemeralInstance() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.takeEvents();
+
+    assertThatThrownBy(() -> registry.deregister(bob, orders, "127.0.0.5", 8080, "DEFAULT"))
+        .isInstanceOfSatisfying(RegistryException.class, e -> assertThat(e.failure()).isEqualTo(Failure.FORBIDDEN));
+    assertThat(registry.takeEvents()).isEmpty();
+
+    assertThat(registry.deregister(alice, orders, "127.0.0.5", 8080, "DEFAULT").removed()).isTrue();
+    assertThat(registry.takeEvents()).singleElement().isInstanceOfSatisfying(InstanceRemoved.class,
+        e -> assertThat(e.cause()).isEqualTo(ChangeCause.DEREGISTER));
+  }
+
+  @Test
+  void deregisteringWhatDoesNotExistSucceedsWithRemovedFalse() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.takeEvents();
+
+    assertThat(registry.deregister(alice, orders, "127.0.0.9", 8080, "DEFAULT"))
+        .isEqualTo(new Results.Deregistered(false, 1));
+    assertThat(registry.deregister(alice, billing, "127.0.0.9", 8080, "DEFAULT").removed()).isFalse();
+    assertThat(registry.takeEvents()).isEmpty();
+  }
+
+  @Test
+  void releasingAConnectionRemovesEachOfItsInstancesWithItsOwnRevision() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.register(alice, billing, true, instance("127.0.0.5", 8080));
+    registry.register(bob, orders, true, instance("127.0.0.6", 8080));
+    registry.takeEvents();
+
+    assertThat(registry.release(alice)).isEqualTo(2);
+
+    assertThat(registry.takeEvents())
+        .allSatisfy(e -> assertThat(e.cause()).isEqualTo(ChangeCause.CONNECTION_CLOSED))
+        .extracting(RegistryEvent::revision).containsExactly(4L, 5L);
+    assertThat(instancesOf(orders)).extracting(InstanceView::ip).containsExactly("127.0.0.6");
+  }
+
+  @Test
+  void aServiceStaysEmptyAfterItsLastInstanceLeaves() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.release(alice);
+
+    assertThat(registry.exists(orders)).isTrue();
+    assertThat(registry.view(orders, ViewFilter.ALL).exists()).isTrue();
+  }
+
+  @Test
+  void queryOfAnUnknownServiceIsEmptyAtTheCurrentRevision() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+
+    ServiceView view = registry.view(billing, ViewFilter.ALL);
+
+    assertThat(view.exists()).isFalse();
+    assertThat(view.instances()).isEmpty();
+    assertThat(view.revision()).isEqualTo(1);
+  }
+
+  @Test
+  void anInstanceTurnsUnhealthyExactlyAtItsHeartbeatTimeout() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.takeEvents();
+
+    clock.advanceMillis(14_999);
+    registry.expire();
+    assertThat(registry.takeEvents()).isEmpty();
+
+    clock.advanceMillis(1);
+    registry.expire();
+    assertThat(registry.takeEvents()).singleElement().isInstanceOfSatisfying(InstanceUpserted.class, e -> {
+      assertThat(e.instance().healthy()).isFalse();
+      assertThat(e.cause()).isEqualTo(ChangeCause.HEARTBEAT_TIMEOUT);
+    });
+  }
+
+  @Test
+  void anInstanceIsRemovedExactlyAtItsDeleteTimeout() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    clock.advanceMillis(15_000);
+    registry.expire();
+    registry.takeEvents();
+
+    clock.advanceMillis(14_999);
+    registry.expire();
+    assertThat(registry.takeEvents()).isEmpty();
+
+    clock.advanceMillis(1);
+    registry.expire();
+    assertThat(registry.takeEvents()).singleElement().isInstanceOfSatisfying(InstanceRemoved.class,
+        e -> assertThat(e.cause()).isEqualTo(ChangeCause.HEARTBEAT_TIMEOUT));
+    assertThat(registry.ownedBy(alice)).isZero();
+  }
+
+  @Test
+  void aHeartbeatPostponesEveryDeadline() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    for (int i = 0; i < 10; i++) {
+      clock.advanceMillis(5_000);
+      assertThat(registry.heartbeat(alice, orders, instance("127.0.0.5", 8080))).isEqualTo(HeartbeatOutcome.REFRESHED);
+      registry.expire();
+    }
+    registry.takeEvents();
+    clock.advanceMillis(14_999);
+    registry.expire();
+    assertThat(registry.takeEvents()).isEmpty();
+    assertThat(instancesOf(orders)).singleElement().satisfies(i -> assertThat(i.healthy()).isTrue());
+  }
+
+  @Test
+  void aHeartbeatRestoresAnUnhealthyInstance() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    clock.advanceMillis(20_000);
+    registry.expire();
+    registry.takeEvents();
+
+    registry.heartbeat(alice, orders, instance("127.0.0.5", 8080));
+
+    assertThat(registry.takeEvents()).singleElement().isInstanceOfSatisfying(InstanceUpserted.class, e -> {
+      assertThat(e.instance().healthy()).isTrue();
+      assertThat(e.cause()).isEqualTo(ChangeCause.HEARTBEAT);
+    });
+    clock.advanceMillis(14_999);
+    registry.expire();
+    assertThat(registry.takeEvents()).isEmpty();
+  }
+
+  @Test
+  void aHeartbeatThatChangesNoHealthEmitsNothing() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.takeEvents();
+
+    registry.heartbeat(alice, orders, instance("127.0.0.5", 8080));
+    registry.heartbeatAll(alice);
+
+    assertThat(registry.takeEvents()).isEmpty();
+  }
+
+  @Test
+  void metadataOverridesTheTimingsOfOneInstance() {
+    Registered registered = registry.register(alice, orders, true, instance("127.0.0.5", 8080, Map.of(
+        "preserved.heart.beat.interval", "1000", "preserved.heart.beat.timeout", "3000",
+        "preserved.ip.delete.timeout", "6000")));
+    registry.takeEvents();
+
+    assertThat(registered.timings()).isEqualTo(new HeartbeatTimings(1_000, 3_000, 6_000));
+    clock.advanceMillis(3_000);
+    registry.expire();
+    assertThat(registry.takeEvents()).singleElement().isInstanceOf(InstanceUpserted.class);
+    clock.advanceMillis(3_000);
+    registry.expire();
+    assertThat(registry.takeEvents()).singleElement().isInstanceOf(InstanceRemoved.class);
+  }
+
+  @Test
+  void shorterTimingsOnReRegistrationTakeEffectAtOnce() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080, Map.of(
+        "preserved.heart.beat.interval", "100", "preserved.heart.beat.timeout", "200",
+        "preserved.ip.delete.timeout", "400")));
+    registry.takeEvents();
+
+    clock.advanceMillis(400);
+    registry.expire();
+
+    assertThat(instancesOf(orders)).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0}={1} is refused")
+  @CsvSource({
+      "preserved.heart.beat.interval, abc",
+      "preserved.heart.beat.interval, 0",
+      "preserved.heart.beat.interval, -5",
+      "preserved.heart.beat.interval, 1.5",
+      "preserved.heart.beat.timeout, 10",
+      "preserved.ip.delete.timeout, 10",
+      "preserved.heart.beat.timeout, ''",
+  })
+  void invalidTimingMetadataIsRefusedNamingTheKey(String key, String value) {
+    assertThatThrownBy(() -> registry.register(alice, orders, true, instance("127.0.0.5", 8080, Map.of(key, value))))
+        .isInstanceOfSatisfying(RegistryException.class, e -> assertThat(e.failure()).isEqualTo(Failure.INVALID_PARAM))
+        .hasMessageContaining(key);
+    assertThat(registry.exists(orders)).isFalse();
+  }
+
+  @Test
+  void aHeartbeatForAMissingInstanceRecreatesItUnderTheSendingConnection() {
+    assertThat(registry.heartbeat(alice, orders, instance("127.0.0.5", 8080))).isEqualTo(HeartbeatOutcome.RECREATED);
+
+    assertThat(instancesOf(orders)).hasSize(1);
+    assertThat(registry.ownedBy(alice)).isEqualTo(1);
+    assertThat(registry.takeEvents()).singleElement().isInstanceOf(InstanceUpserted.class);
+  }
+
+  @Test
+  void aHeartbeatInFlightNeverUndoesTheSameConnectionsDeregistration() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.deregister(alice, orders, "127.0.0.5", 8080, "DEFAULT");
+
+    assertThat(registry.heartbeat(alice, orders, instance("127.0.0.5", 8080)))
+        .isEqualTo(HeartbeatOutcome.IGNORED_DEREGISTERED);
+    assertThat(instancesOf(orders)).isEmpty();
+
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.deregister(alice, orders, "127.0.0.5", 8080, "DEFAULT");
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.release(alice);
+    assertThat(registry.heartbeat(bob, orders, instance("127.0.0.5", 8080))).isEqualTo(HeartbeatOutcome.RECREATED);
+  }
+
+  @Test
+  void aHeartbeatForAnotherConnectionsInstanceNeitherRefreshesNorTakesItOver() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    clock.advanceMillis(10_000);
+
+    assertThat(registry.heartbeat(bob, orders, instance("127.0.0.5", 8080)))
+        .isEqualTo(HeartbeatOutcome.IGNORED_NOT_OWNER);
+    clock.advanceMillis(5_000);
+    registry.expire();
+
+    assertThat(registry.ownedBy(bob)).isZero();
+    assertThat(instancesOf(orders)).singleElement().satisfies(i -> assertThat(i.healthy()).isFalse());
+  }
+
+  @Test
+  void anEmptyHeartbeatRefreshesEveryInstanceTheConnectionOwns() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.register(alice, billing, true, instance("127.0.0.5", 8080));
+    registry.register(bob, orders, true, instance("127.0.0.6", 8080));
+    clock.advanceMillis(10_000);
+
+    assertThat(registry.heartbeatAll(alice)).isEqualTo(2);
+    clock.advanceMillis(5_000);
+    registry.expire();
+
+    assertThat(instancesOf(orders)).extracting(InstanceView::ip, InstanceView::healthy)
+        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("127.0.0.5", true),
+            org.assertj.core.groups.Tuple.tuple("127.0.0.6", false));
+  }
+
+  @Test
+  void persistentInstancesIgnoreHeartbeatsAndOutliveTheirConnection() {
+    registry.register(alice, orders, false, instance("127.0.0.5", 5432));
+    registry.takeEvents();
+
+    assertThat(registry.heartbeat(alice, orders, instance("127.0.0.5", 5432)))
+        .isEqualTo(HeartbeatOutcome.IGNORED_PERSISTENT);
+    assertThat(registry.release(alice)).isZero();
+    clock.advance(Duration.ofHours(1));
+    registry.expire();
+
+    assertThat(registry.takeEvents()).isEmpty();
+    assertThat(instancesOf(orders)).singleElement().satisfies(i -> assertThat(i.ephemeral()).isFalse());
+  }
+
+  @Test
+  void anyConnectionMayDeregisterAPersistentInstance() {
+    registry.register(alice, orders, false, instance("127.0.0.5", 5432));
+
+    assertThat(registry.deregister(bob, orders, "127.0.0.5", 5432, "DEFAULT").removed()).isTrue();
+  }
+
+  @Test
+  void aConnectionPastItsInstanceLimitIsRefusedAndNothingChanges() {
+    Registry small = new Registry(clock, new RegistryConfig(HeartbeatTimings.DEFAULTS, 2, 100));
+    small.register(alice, orders, true, instance("127.0.0.1", 1));
+    small.register(alice, orders, true, instance("127.0.0.1", 2));
+    small.takeEvents();
+
+    assertThatThrownBy(() -> small.register(alice, orders, true, instance("127.0.0.1", 3)))
+        .isInstanceOfSatisfying(RegistryException.class,
+            e -> assertThat(e.failure()).isEqualTo(Failure.LIMIT_EXCEEDED));
+    assertThat(small.takeEvents()).isEmpty();
+    // Updating an instance it already owns is not a new one.
+    small.register(alice, orders, true, instance("127.0.0.1", 2));
+    small.register(bob, orders, true, instance("127.0.0.1", 3));
+    assertThat(small.view(orders, ViewFilter.ALL).instances()).hasSize(3);
+  }
+
+  @Test
+  void anExpiryPassLooksAtNoMoreThanItsBudget() {
+    Registry budgeted = new Registry(clock, new RegistryConfig(HeartbeatTimings.DEFAULTS, 10_000, 100));
+    for (int port = 1; port <= 250; port++) {
+      budgeted.register(alice, orders, true, instance("127.0.0.1", port));
+    }
+    clock.advanceMillis(30_000);
+
+    assertThat(budgeted.expire()).isEqualTo(100);
+    assertThat(budgeted.expire()).isEqualTo(100);
+    assertThat(budgeted.expire()).isEqualTo(50);
+    assertThat(budgeted.view(orders, ViewFilter.ALL).instances()).isEmpty();
+  }
+
+  @Test
+  void expiryLooksOnlyAtInstancesWhoseDeadlineHasCome() {
+    for (int port = 1; port <= 1_000; port++) {
+      registry.register(alice, orders, true, instance("127.0.0.1", port));
+    }
+    clock.advanceMillis(5_000);
+    registry.heartbeatAll(alice);
+    clock.advanceMillis(5_000);
+
+    assertThat(registry.expire()).isZero();
+  }
+}
