@@ -110,7 +110,10 @@ public final class JsonCodec {
   }
 
   private static MalformedBodyException malformed(IOException e) {
-    if (e instanceof MismatchedInputException mismatch && !mismatch.getPath().isEmpty()) {
+    if (e instanceof MismatchedInputException mismatch) {
+      if (mismatch.getPath().isEmpty()) {
+        return new MalformedBodyException("the body must be a JSON object");
+      }
       return new MalformedBodyException("field '" + path(mismatch) + "' has the wrong type: expected "
           + expected(mismatch.getTargetType()));
     }
@@ -120,9 +123,22 @@ public final class JsonCodec {
     if (e instanceof JsonProcessingException processing) {
       JsonLocation at = processing.getLocation();
       String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-      return new MalformedBodyException("malformed JSON" + where + ": " + processing.getOriginalMessage());
+      return new MalformedBodyException("malformed JSON" + where + ": " + firstSentence(processing.getOriginalMessage()));
     }
     throw new UncheckedIOException(e);
+  }
+
+  /** Jackson's own wording, without the parts that describe its internals. */
+  private static String firstSentence(String message) {
+    String text = message == null ? "" : message;
+    int cut = text.length();
+    for (String marker : new String[] {"\n", " at [Source", " (for ", " (start marker"}) {
+      int at = text.indexOf(marker);
+      if (at >= 0 && at < cut) {
+        cut = at;
+      }
+    }
+    return text.substring(0, cut);
   }
 
   private static String path(JsonMappingException e) {

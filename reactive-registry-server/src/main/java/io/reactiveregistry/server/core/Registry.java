@@ -199,6 +199,71 @@ public final class Registry {
     return looked;
   }
 
+  // ---------------------------------------------------------------- service definitions
+
+  /** An operator creates a service; it stays, even empty, until deleted. */
+  public ServiceDefinition createService(ServiceKey key, boolean ephemeral, double protectThreshold,
+      Map<String, String> metadata) {
+    if (services.containsKey(key)) {
+      throw new RegistryException(Failure.ALREADY_EXISTS, "service " + key + " already exists");
+    }
+    Service service = new Service(key, ephemeral);
+    service.defined = true;
+    service.protectThreshold = ServiceDefinition.checkThreshold(protectThreshold);
+    service.metadata = InstanceSpec.checkMetadata("metadata", metadata);
+    services.put(key, service);
+    events.add(new RegistryEvent.ServiceUpdated(key, ++revision, ChangeCause.SERVICE_ADMIN));
+    service.revision = revision;
+    return service.definition();
+  }
+
+  /**
+   * Replaces the settings it is given; an absent one is left alone. The type never changes: a
+   * different {@code ephemeral} is refused.
+   */
+  public ServiceDefinition updateService(ServiceKey key, Boolean ephemeral, Double protectThreshold,
+      Map<String, String> metadata) {
+    Service service = requireService(key);
+    if (ephemeral != null && ephemeral != service.ephemeral) {
+      throw RegistryException.invalid("ephemeral cannot change: service " + key + " is " + service.typeName());
+    }
+    double threshold = protectThreshold == null ? service.protectThreshold
+        : ServiceDefinition.checkThreshold(protectThreshold);
+    Map<String, String> checked = metadata == null ? service.metadata : InstanceSpec.checkMetadata("metadata", metadata);
+    service.defined = true;
+    if (threshold != service.protectThreshold || !checked.equals(service.metadata)) {
+      service.protectThreshold = threshold;
+      service.metadata = checked;
+      events.add(new RegistryEvent.ServiceUpdated(key, ++revision, ChangeCause.SERVICE_ADMIN));
+      service.revision = revision;
+    }
+    return service.definition();
+  }
+
+  public ServiceDefinition service(ServiceKey key) {
+    return requireService(key).definition();
+  }
+
+  /** Deletes an empty service; its subscribers see SERVICE_DELETED. */
+  public long deleteService(ServiceKey key) {
+    Service service = requireService(key);
+    if (!service.instances.isEmpty()) {
+      throw new RegistryException(Failure.SERVICE_NOT_EMPTY, "service " + key + " still has "
+          + service.instances.size() + " instance(s); deregister them first");
+    }
+    services.remove(key);
+    events.add(new RegistryEvent.ServiceDeleted(key, ++revision, ChangeCause.SERVICE_ADMIN));
+    return revision;
+  }
+
+  private Service requireService(ServiceKey key) {
+    Service service = services.get(key);
+    if (service == null) {
+      throw new RegistryException(Failure.NOT_FOUND, "service " + key + " does not exist");
+    }
+    return service;
+  }
+
   // ---------------------------------------------------------------- reads
 
   /** The view of a service through a filter, at the current revision; empty for an unknown service. */
@@ -263,10 +328,12 @@ public final class Registry {
     instance.removed = true;
     disown(instance);
     events.add(new InstanceRemoved(instance.service.key, ++revision, instance.view, cause, actor));
+    instance.service.revision = revision;
   }
 
   private void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor) {
     events.add(new InstanceUpserted(instance.service.key, ++revision, instance.view, cause, actor));
+    instance.service.revision = revision;
   }
 
   private void disown(RegisteredInstance instance) {

@@ -16,6 +16,9 @@ public sealed interface RegistryEvent {
   record InstanceRemoved(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor)
       implements RegistryEvent {}
 
+  /** The service's definition changed (protection threshold, metadata). */
+  record ServiceUpdated(ServiceKey service, long revision, ChangeCause cause) implements RegistryEvent {}
+
   /** The service itself is gone. */
   record ServiceDeleted(ServiceKey service, long revision, ChangeCause cause) implements RegistryEvent {}
 }

@@ -11,6 +11,11 @@ final class Service {
   final boolean ephemeral;
   final Map<String, RegisteredInstance> instances = new LinkedHashMap<>();
   double protectThreshold;
+  Map<String, String> metadata = Map.of();
+  /** Created by an operator: stays until deleted. Created by a registration: cleaned up when empty. */
+  boolean defined;
+  /** The revision of the last change to this service or its instances. */
+  long revision;
 
   Service(ServiceKey key, boolean ephemeral) {
     this.key = key;
@@ -23,6 +28,15 @@ final class Service {
       views.add(instance.view);
     }
     return views;
+  }
+
+  ServiceDefinition definition() {
+    java.util.TreeSet<String> clusters = new java.util.TreeSet<>();
+    for (RegisteredInstance instance : instances.values()) {
+      clusters.add(instance.view.cluster());
+    }
+    return new ServiceDefinition(key, ephemeral, protectThreshold, metadata, revision, List.copyOf(clusters),
+        instances.size());
   }
 
   String typeName() {

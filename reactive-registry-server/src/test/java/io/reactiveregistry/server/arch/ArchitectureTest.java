@@ -1,0 +1,33 @@
+package io.reactiveregistry.server.arch;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/** The core is free of transport types: no RSocket, Netty, Reactor or Jackson. */
+@AnalyzeClasses(packages = "io.reactiveregistry.server", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+  @ArchTest
+  static final ArchRule coreImportsNoTransport = noClasses()
+      .that().resideInAPackage("io.reactiveregistry.server.core..")
+      .should().dependOnClassesThat().resideInAnyPackage(
+          "io.rsocket..", "io.netty..", "reactor..", "com.fasterxml.jackson..", "io.reactiveregistry.protocol..")
+      .because("the registry core is a pure state machine; the edges adapt it (STYLE.md 1)");
+
+  @ArchTest
+  static final ArchRule coreReadsNoWallClock = noClasses()
+      .that().resideInAPackage("io.reactiveregistry.server.core..")
+      .should().callMethod(System.class, "currentTimeMillis")
+      .orShould().callMethod(System.class, "nanoTime")
+      .because("time in the core is the InstantSource it is handed");
+
+  @ArchTest
+  static final ArchRule onlyTheTransportKnowsRSocket = noClasses()
+      .that().resideInAnyPackage("io.reactiveregistry.server.push..", "io.reactiveregistry.server.runtime..",
+          "io.reactiveregistry.server.lifecycle..", "io.reactiveregistry.server.wire..")
+      .should().dependOnClassesThat().resideInAPackage("io.rsocket..");
+}

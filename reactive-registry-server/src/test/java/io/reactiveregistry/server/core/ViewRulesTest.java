@@ -1,0 +1,68 @@
+package io.reactiveregistry.server.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ViewRulesTest {
+
+  private static InstanceView instance(String cluster, boolean healthy, boolean enabled, double weight) {
+    return new InstanceView("127.0.0.1#1#" + cluster, "127.0.0.1", 1, cluster, weight, enabled, healthy, true, Map.of());
+  }
+
+  @ParameterizedTest(name = "healthy={0} enabled={1} weight={2} healthyOnly={3} protected={4} -> {5}")
+  @CsvSource({
+      "true,  true,  1.0, true,  false, true",
+      "false, true,  1.0, true,  false, false",
+      "true,  false, 1.0, true,  false, false",
+      "true,  true,  0.0, true,  false, false",
+      "false, false, 0.0, false, false, true",
+      "false, true,  1.0, true,  true,  true",
+  })
+  void visibilityFollowsHealthEnabledWeightAndProtection(boolean healthy, boolean enabled, double weight,
+      boolean healthyOnly, boolean triggered, boolean visible) {
+    ViewFilter filter = new ViewFilter(Set.of(), healthyOnly);
+    assertThat(ViewRules.visible(instance("DEFAULT", healthy, enabled, weight), filter, triggered)).isEqualTo(visible);
+  }
+
+  @Test
+  void aClusterFilterShowsOnlyThoseClusters() {
+    ViewFilter filter = new ViewFilter(Set.of("a"), false);
+    assertThat(ViewRules.visible(instance("a", true, true, 1), filter, false)).isTrue();
+    assertThat(ViewRules.visible(instance("b", true, true, 1), filter, false)).isFalse();
+    assertThat(ViewRules.visible(instance("b", true, true, 1), filter, true)).isFalse();
+  }
+
+  @ParameterizedTest(name = "{0} of {1} serving, threshold {2} -> {3}")
+  @CsvSource({
+      "1, 4, 0.5, true",
+      "2, 4, 0.5, false",
+      "0, 4, 0.0, false",
+      "0, 0, 0.9, false",
+      "3, 4, 0.8, true",
+      "4, 4, 1.0, false",
+  })
+  void protectionTriggersWhenTheServingShareIsBelowTheThreshold(int serving, int total, double threshold,
+      boolean triggered) {
+    List<InstanceView> instances = new ArrayList<>();
+    for (int i = 0; i < total; i++) {
+      instances.add(instance("DEFAULT", i < serving, true, 1));
+    }
+    assertThat(ViewRules.protectionTriggered(instances, new ViewFilter(Set.of(), true), threshold)).isEqualTo(triggered);
+  }
+
+  @Test
+  void protectionCountsOnlyTheViewsClustersAndOnlyForHealthyOnlyViews() {
+    List<InstanceView> instances = List.of(instance("a", false, true, 1), instance("b", true, true, 1),
+        instance("b", true, true, 1));
+    assertThat(ViewRules.protectionTriggered(instances, new ViewFilter(Set.of("a"), true), 0.5)).isTrue();
+    assertThat(ViewRules.protectionTriggered(instances, new ViewFilter(Set.of("b"), true), 0.5)).isFalse();
+    assertThat(ViewRules.protectionTriggered(instances, new ViewFilter(Set.of("a"), false), 0.5)).isFalse();
+  }
+}

@@ -1,0 +1,42 @@
+package io.reactiveregistry.server.e2e;
+
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A real server on a free loopback port, and the clients a test opened against it. */
+public final class ServerFixture implements AutoCloseable {
+  private final RegistryServer server;
+  private final List<WireClient> clients = new ArrayList<>();
+
+  public ServerFixture(ServerConfig config) {
+    NoBlocking.install();
+    this.server = RegistryServer.start(config).block(Duration.ofSeconds(10));
+  }
+
+  public ServerFixture() {
+    this(ServerConfig.ephemeralLoopback());
+  }
+
+  public RegistryServer server() {
+    return server;
+  }
+
+  public int port() {
+    return server.tcpPort();
+  }
+
+  public WireClient connect(String client) {
+    WireClient wire = WireClient.connect(port(), client);
+    clients.add(wire);
+    return wire;
+  }
+
+  @Override
+  public void close() {
+    clients.forEach(WireClient::close);
+    server.disposeNow(Duration.ofSeconds(5));
+  }
+}

@@ -1,0 +1,107 @@
+package io.reactiveregistry.server.e2e;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.codec.RouteMetadata;
+import io.reactiveregistry.protocol.message.ErrorBody;
+import io.rsocket.Payload;
+import io.rsocket.RSocket;
+import io.rsocket.core.RSocketConnector;
+import io.rsocket.exceptions.ApplicationErrorException;
+import io.rsocket.transport.netty.client.TcpClientTransport;
+import io.rsocket.util.ByteBufPayload;
+import io.rsocket.util.DefaultPayload;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** A bare RSocket client speaking the contract: a route in composite metadata and a JSON body. */
+public final class WireClient implements AutoCloseable {
+  private final RSocket rsocket;
+
+  private WireClient(RSocket rsocket) {
+    this.rsocket = rsocket;
+  }
+
+  public static WireClient connect(int port) {
+    return connect(port, "test-client");
+  }
+
+  public static WireClient connect(int port, String client) {
+    RSocket rsocket = RSocketConnector.create()
+        .dataMimeType(Protocol.DATA_MIME_TYPE)
+        .metadataMimeType(Protocol.METADATA_MIME_TYPE)
+        .setupPayload(DefaultPayload.create("{\"client\":\"" + client + "\"}"))
+        .connect(TcpClientTransport.create("127.0.0.1", port))
+        .block(Duration.ofSeconds(5));
+    return new WireClient(rsocket);
+  }
+
+  public static Payload payload(String route, String json) {
+    ByteBuf metadata = route == null ? Unpooled.EMPTY_BUFFER : RouteMetadata.encode(ByteBufAllocator.DEFAULT, route);
+    return ByteBufPayload.create(Unpooled.copiedBuffer(json, StandardCharsets.UTF_8), metadata);
+  }
+
+  public RSocket rsocket() {
+    return rsocket;
+  }
+
+  public Mono<String> request(String route, String json) {
+    return rsocket.requestResponse(payload(route, json)).map(WireClient::text);
+  }
+
+  public String call(String route, String json) {
+    return request(route, json).block(Duration.ofSeconds(5));
+  }
+
+  public <T> T call(String route, String json, Class<T> type) {
+    return JsonCodec.json().decode(call(route, json), type);
+  }
+
+  public void fire(String route, String json) {
+    rsocket.fireAndForget(payload(route, json)).block(Duration.ofSeconds(5));
+  }
+
+  public Flux<String> stream(String route, String json) {
+    return rsocket.requestStream(payload(route, json)).map(WireClient::text);
+  }
+
+  /** The contract error a call failed with. */
+  public ErrorBody error(String route, String json) {
+    try {
+      call(route, json);
+    } catch (ApplicationErrorException e) {
+      return JsonCodec.json().decode(e.getMessage(), ErrorBody.class);
+    }
+    throw new AssertionError("expected " + route + " to fail");
+  }
+
+  public static ErrorBody errorOf(Throwable error) {
+    if (error instanceof ApplicationErrorException e) {
+      return JsonCodec.json().decode(e.getMessage(), ErrorBody.class);
+    }
+    throw new AssertionError("not a contract error", error);
+  }
+
+  private static String text(Payload payload) {
+    try {
+      return payload.getDataUtf8();
+    } finally {
+      payload.release();
+    }
+  }
+
+  public boolean isDisposed() {
+    return rsocket.isDisposed();
+  }
+
+  @Override
+  public void close() {
+    rsocket.dispose();
+    rsocket.onClose().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(5));
+  }
+}

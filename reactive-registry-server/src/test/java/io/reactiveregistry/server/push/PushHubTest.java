@@ -1,0 +1,180 @@
+package io.reactiveregistry.server.push;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.server.core.InstanceSpec;
+import io.reactiveregistry.server.core.ManualClock;
+import io.reactiveregistry.server.core.Owner;
+import io.reactiveregistry.server.core.Registry;
+import io.reactiveregistry.server.core.RegistryConfig;
+import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.ViewFilter;
+import io.reactiveregistry.server.runtime.RegistryRuntime;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+
+/** The hub through the runtime, on virtual time: what a subscriber of a view receives. */
+class PushHubTest {
+  private final ManualClock clock = new ManualClock(0);
+  private final Owner alice = new Owner(1, "alice");
+  private final ServiceKey orders = ServiceKey.of(null, null, "orders");
+
+  private RegistryRuntime runtime(int maxPending) {
+    return new RegistryRuntime(new Registry(clock, RegistryConfig.DEFAULTS), new PushHub(maxPending));
+  }
+
+  private static InstanceSpec instance(int port, String cluster) {
+    return InstanceSpec.of("instance", "127.0.0.1", port, cluster, null, null, null);
+  }
+
+  private void register(RegistryRuntime runtime, int port) {
+    runtime.execute(r -> r.register(alice, orders, true, instance(port, null)));
+  }
+
+  private static Flux<ServiceEvent> decoded(Flux<byte[]> stream) {
+    return stream.map(bytes -> JsonCodec.json().decode(bytes, ServiceEvent.class));
+  }
+
+  @Test
+  void aSubscriberGetsTheSnapshotThenEveryChangeInRevisionOrder() {
+    RegistryRuntime runtime = runtime(1_000);
+    register(runtime, 1);
+
+    StepVerifier.create(decoded(runtime.subscribe(orders, ViewFilter.ALL)))
+        .assertNext(e -> {
+          assertThat(e.type()).isEqualTo("SNAPSHOT");
+          assertThat(e.revision()).isEqualTo(1);
+          assertThat(e.instances()).hasSize(1);
+        })
+        .then(() -> register(runtime, 2))
+        .assertNext(e -> assertThat(e).extracting(ServiceEvent::type, ServiceEvent::revision).containsExactly("UPSERT", 2L))
+        .then(() -> runtime.execute(r -> r.release(alice)))
+        .assertNext(e -> assertThat(e).extracting(ServiceEvent::type, ServiceEvent::revision).containsExactly("REMOVE", 3L))
+        .assertNext(e -> assertThat(e).extracting(ServiceEvent::type, ServiceEvent::revision).containsExactly("REMOVE", 4L))
+        .thenCancel()
+        .verify(Duration.ofSeconds(5));
+    assertThat(runtime.subscriberCount()).isZero();
+  }
+
+  @Test
+  void aChangeOutsideTheViewEmitsNothing() {
+    RegistryRuntime runtime = runtime(1_000);
+    ViewFilter clusterA = new ViewFilter(Set.of("a"), false);
+
+    StepVerifier.create(decoded(runtime.subscribe(orders, clusterA)))
+        .assertNext(e -> assertThat(e.type()).isEqualTo("SNAPSHOT"))
+        .then(() -> runtime.execute(r -> r.register(alice, orders, true, instance(1, "b"))))
+        .then(() -> runtime.execute(r -> r.register(alice, orders, true, instance(2, "a"))))
+        // The first registration created the service: the view starts over with a snapshot.
+        .assertNext(e -> {
+          assertThat(e.type()).isEqualTo("SNAPSHOT");
+          assertThat(e.instances()).isEmpty();
+        })
+        .assertNext(e -> {
+          assertThat(e.type()).isEqualTo("UPSERT");
+          assertThat(e.instance().cluster()).isEqualTo("a");
+        })
+        .thenCancel()
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void anInstanceLeavingAHealthyOnlyViewIsARemove() {
+    RegistryRuntime runtime = runtime(1_000);
+    register(runtime, 1);
+
+    StepVerifier.create(decoded(runtime.subscribe(orders, new ViewFilter(Set.of(), true))))
+        .assertNext(e -> assertThat(e.instances()).hasSize(1))
+        .then(() -> {
+          clock.advanceMillis(15_000);
+          runtime.execute(Registry::expire);
+        })
+        .assertNext(e -> assertThat(e.type()).isEqualTo("REMOVE"))
+        .then(() -> runtime.execute(r -> r.heartbeatAll(alice)))
+        .assertNext(e -> {
+          assertThat(e.type()).isEqualTo("UPSERT");
+          assertThat(e.instance().healthy()).isTrue();
+        })
+        .thenCancel()
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void subscribersOfOneViewShareOneEncodedCopyOfEachEvent() {
+    RegistryRuntime runtime = runtime(1_000);
+    register(runtime, 1);
+    List<byte[]> first = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<byte[]> second = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var a = runtime.subscribe(orders, ViewFilter.ALL).subscribe(first::add);
+    var b = runtime.subscribe(orders, ViewFilter.ALL).subscribe(second::add);
+
+    register(runtime, 2);
+
+    assertThat(first).hasSize(2);
+    assertThat(second).hasSize(2);
+    assertThat(first.get(1)).isSameAs(second.get(1));
+    a.dispose();
+    b.dispose();
+  }
+
+  @Test
+  void aSlowSubscribersBacklogCollapsesIntoOneFreshSnapshot() {
+    RegistryRuntime runtime = runtime(10);
+    register(runtime, 1);
+
+    StepVerifier.create(decoded(runtime.subscribe(orders, ViewFilter.ALL)), 1)
+        .assertNext(e -> assertThat(e.type()).isEqualTo("SNAPSHOT"))
+        .then(() -> {
+          for (int port = 2; port <= 100; port++) {
+            register(runtime, port);
+          }
+        })
+        .thenRequest(1)
+        .assertNext(e -> {
+          assertThat(e.type()).isEqualTo("SNAPSHOT");
+          assertThat(e.revision()).isEqualTo(100);
+          assertThat(e.instances()).hasSize(100);
+        })
+        .then(() -> register(runtime, 101))
+        .thenRequest(1)
+        .assertNext(e -> assertThat(e).extracting(ServiceEvent::type, ServiceEvent::revision).containsExactly("UPSERT", 101L))
+        .thenCancel()
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void whenProtectionSwitchesTheViewGetsAFreshSnapshot() {
+    Registry registry = new Registry(clock, RegistryConfig.DEFAULTS);
+    RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(1_000));
+    runtime.execute(r -> r.createService(orders, true, 0.5, Map.of()));
+    for (int port = 1; port <= 4; port++) {
+      register(runtime, port);
+    }
+    Owner bob = new Owner(2, "bob");
+
+    StepVerifier.create(decoded(runtime.subscribe(orders, new ViewFilter(Set.of(), true))))
+        .assertNext(e -> assertThat(e.instances()).hasSize(4))
+        .then(() -> runtime.execute(r -> r.register(bob, orders, true,
+            InstanceSpec.of("instance", "127.0.0.1", 1, null, 0.0, null, null))))
+        .assertNext(e -> assertThat(e.type()).isEqualTo("REMOVE"))
+        .then(() -> runtime.execute(r -> r.register(bob, orders, true,
+            InstanceSpec.of("instance", "127.0.0.1", 2, null, 0.0, null, Map.of()))))
+        .then(() -> runtime.execute(r -> r.register(bob, orders, true,
+            InstanceSpec.of("instance", "127.0.0.1", 3, null, 0.0, null, Map.of()))))
+        .assertNext(e -> assertThat(e.type()).isEqualTo("REMOVE"))
+        .assertNext(e -> {
+          assertThat(e.type()).isEqualTo("SNAPSHOT");
+          assertThat(e.protectionTriggered()).isTrue();
+          assertThat(e.instances()).hasSize(4);
+        })
+        .thenCancel()
+        .verify(Duration.ofSeconds(5));
+  }
+}
