@@ -1,0 +1,65 @@
+package io.reactiveregistry.client.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The README's command lines, run against a real server. */
+class RegistryCliTest {
+  private final RegistryServer server = RegistryServer.start(ServerConfig.ephemeralLoopback()).block(Duration.ofSeconds(10));
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  @AfterEach
+  void stop() {
+    server.disposeNow(Duration.ofSeconds(5));
+  }
+
+  private int run(String... args) {
+    out.reset();
+    err.reset();
+    String[] withTarget = new String[args.length + 2];
+    withTarget[0] = "--target";
+    withTarget[1] = "tcp://127.0.0.1:" + server.tcpPort();
+    System.arraycopy(args, 0, withTarget, 2, args.length);
+    return new CommandLine(new RegistryCli(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8))).execute(withTarget);
+  }
+
+  private String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void registersAPersistentInstanceAndQueriesIt() {
+    assertThat(run("--route", "instance.register", "--data",
+        "{\"service\":\"postgres\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.9\",\"port\":5432}}")).isZero();
+    assertThat(out()).contains("\"instanceId\":\"127.0.0.9#5432#DEFAULT\"");
+
+    assertThat(run("--route", "service.query", "--data", "{\"service\":\"postgres\"}")).isZero();
+    assertThat(out()).contains("\"ip\":\"127.0.0.9\"");
+  }
+
+  @Test
+  void streamsASubscriptionAndFiresHeartbeats() {
+    assertThat(run("--route", "instance.heartbeat", "--fnf", "--data", "{}")).isZero();
+    assertThat(run("--route", "service.subscribe", "--stream", "--take", "1", "--data", "{\"service\":\"orders\"}"))
+        .isZero();
+    assertThat(out()).startsWith("{\"type\":\"SNAPSHOT\"");
+  }
+
+  @Test
+  void aContractErrorGoesToStderrWithExitCodeOne() {
+    assertThat(run("--route", "instance.register", "--data", "{\"service\":\"orders\"}")).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("\"code\":\"INVALID_PARAM\"")
+        .contains("instance is required");
+  }
+}

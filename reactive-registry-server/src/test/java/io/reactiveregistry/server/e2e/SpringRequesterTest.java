@@ -1,0 +1,77 @@
+package io.reactiveregistry.server.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rsocket.exceptions.ApplicationErrorException;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.codec.json.Jackson2JsonDecoder;
+import org.springframework.http.codec.json.Jackson2JsonEncoder;
+import org.springframework.messaging.rsocket.RSocketRequester;
+import org.springframework.messaging.rsocket.RSocketStrategies;
+import org.springframework.util.MimeTypeUtils;
+import reactor.test.StepVerifier;
+
+/**
+ * A third-party client drives the contract: Spring's {@code RSocketRequester}, configured only
+ * with what PROTOCOL.md says (JSON data, composite metadata, a route).
+ */
+class SpringRequesterTest {
+  private static final ParameterizedTypeReference<Map<String, Object>> JSON_OBJECT = new ParameterizedTypeReference<>() {};
+
+  private final ServerFixture fixture = new ServerFixture();
+  private final RSocketRequester requester = RSocketRequester.builder()
+      .dataMimeType(MimeTypeUtils.APPLICATION_JSON)
+      .setupData(Map.of("client", "spring-app", "version", "7.0"))
+      .rsocketStrategies(RSocketStrategies.builder()
+          .encoder(new Jackson2JsonEncoder())
+          .decoder(new Jackson2JsonDecoder())
+          .build())
+      .tcp("127.0.0.1", fixture.port());
+
+  @AfterEach
+  void stop() {
+    requester.dispose();
+    fixture.close();
+  }
+
+  @Test
+  void springsRequesterRegistersQueriesAndSubscribes() {
+    Map<String, Object> registration = Map.of("service", "orders",
+        "instance", Map.of("ip", "127.0.0.5", "port", 8080, "metadata", Map.of("zone", "a")));
+
+    Map<String, Object> registered = requester.route("instance.register").data(registration)
+        .retrieveMono(JSON_OBJECT).block(Duration.ofSeconds(5));
+    assertThat(registered).containsEntry("instanceId", "127.0.0.5#8080#DEFAULT").containsEntry("heartbeatIntervalMs", 5000);
+
+    requester.route("instance.heartbeat").data(Map.of()).send().block(Duration.ofSeconds(5));
+
+    StepVerifier.create(requester.route("service.subscribe").data(Map.of("service", "orders")).retrieveFlux(JSON_OBJECT))
+        .assertNext(snapshot -> {
+          assertThat(snapshot).containsEntry("type", "SNAPSHOT");
+          assertThat(snapshot.get("instances")).asList().hasSize(1);
+        })
+        .then(() -> requester.route("instance.deregister")
+            .data(Map.of("service", "orders", "instance", Map.of("ip", "127.0.0.5", "port", 8080)))
+            .retrieveMono(JSON_OBJECT).block(Duration.ofSeconds(5)))
+        .assertNext(event -> assertThat(event).containsEntry("type", "REMOVE")
+            .containsEntry("instanceId", "127.0.0.5#8080#DEFAULT"))
+        .thenCancel()
+        .verify(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void springsRequesterSeesContractErrorsAsApplicationErrors() {
+    StepVerifier.create(requester.route("instance.register")
+            .data(Map.of("service", "orders", "instance", Map.of("ip", "127.0.0.5", "port", 0)))
+            .retrieveMono(JSON_OBJECT))
+        .expectErrorSatisfies(error -> {
+          assertThat(error).isInstanceOf(ApplicationErrorException.class);
+          assertThat(error.getMessage()).contains("\"code\":\"INVALID_PARAM\"").contains("instance.port");
+        })
+        .verify(Duration.ofSeconds(5));
+  }
+}
