@@ -1,0 +1,98 @@
+package io.reactiveregistry.loadtest;
+
+import io.reactiveregistry.loadtest.engine.RunResult;
+import io.reactiveregistry.loadtest.engine.Runner;
+import io.reactiveregistry.loadtest.engine.Target;
+import io.reactiveregistry.loadtest.report.ConsoleReport;
+import io.reactiveregistry.loadtest.report.HtmlReport;
+import io.reactiveregistry.loadtest.simulations.BuiltIn;
+import io.reactiveregistry.loadtest.simulations.Params;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code java -jar load-tests/target/load-tests.jar RegistrationStorm --target tcp://127.0.0.1:7070 --users 50}.
+ * Exit code 0 when every assertion passed, 1 when one failed.
+ */
+@Command(name = "load-tests", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Runs a load simulation against a registry server and writes a console summary and an HTML report.",
+    footer = {"", "Simulations and their parameters (defaults in brackets):",
+        "  RegistrationStorm     --users [50] --instances [1000] per user --concurrency [64]",
+        "  SteadyHeartbeats      --users [50] --instances [100] --heartbeats [20000] per user",
+        "  SubscriptionFanOut    --subscribers [1000] --updates [100] --interval-ms [100] --warmup-ms [3000]",
+        "  ChurnWithSubscribers  --subscribers [100] --rate [20] users/s --duration-ms [20000] --instances [5]"
+            + " --lifetime-ms [1000]",
+        "  ReconnectStorm        --users [1000] --instances [1] --settle-ms [2000]",
+        "  QueryLoad             --users [20] --rate [1000] per user per s --duration-ms [10000]",
+        "  IdleConnections       --users [1000] --hold-ms [10000]",
+        "Any of them: --p99-ms N and --min-throughput N add assertions on the simulation's main request."})
+public final class LoadTestMain implements Callable<Integer> {
+
+  @Parameters(index = "0", description = "Simulation: ${COMPLETION-CANDIDATES}", completionCandidates = Names.class)
+  String simulation;
+
+  @Option(names = "--target", defaultValue = "tcp://127.0.0.1:7070", description = "Server. Default: ${DEFAULT-VALUE}")
+  String target;
+
+  @Option(names = "--reports-dir", defaultValue = "load-tests/target/reports",
+      description = "Where HTML reports go. Default: ${DEFAULT-VALUE}")
+  Path reportsDir;
+
+  @Option(names = "--server-pid", description = "PID of a local server process, to report its CPU time")
+  Long serverPid;
+
+  @CommandLine.Unmatched
+  List<String> parameters;
+
+  static final class Names implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      return BuiltIn.names().iterator();
+    }
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new LoadTestMain()).setUnmatchedOptionsArePositionalParams(false).execute(args));
+  }
+
+  @Override
+  public Integer call() {
+    Params params = new Params(parse(parameters));
+    var sim = BuiltIn.build(simulation, params);
+    RunResult result = Runner.run(sim, Target.parse(target), params.used(), serverPid);
+    ConsoleReport.print(result, System.out);
+    Path report = HtmlReport.write(result, reportsDir);
+    System.out.println("report: " + report.toAbsolutePath());
+    return result.passed() ? 0 : 1;
+  }
+
+  /** {@code --name value} or {@code --name=value} pairs. */
+  static Map<String, String> parse(List<String> args) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (args == null) {
+      return out;
+    }
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      if (!arg.startsWith("--")) {
+        throw new IllegalArgumentException("expected --name value, got " + arg);
+      }
+      int eq = arg.indexOf('=');
+      if (eq > 0) {
+        out.put(arg.substring(2, eq), arg.substring(eq + 1));
+      } else if (i + 1 < args.size()) {
+        out.put(arg.substring(2), args.get(++i));
+      } else {
+        throw new IllegalArgumentException("missing a value for " + arg);
+      }
+    }
+    return out;
+  }
+}

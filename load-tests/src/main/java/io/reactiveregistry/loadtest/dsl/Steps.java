@@ -1,0 +1,242 @@
+package io.reactiveregistry.loadtest.dsl;
+
+import io.reactiveregistry.loadtest.engine.VirtualUser;
+import io.reactiveregistry.loadtest.engine.VirtualUser.Registered;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The steps a virtual user can run. Request names recorded in the metrics: {@code connect},
+ * {@code register}, {@code heartbeat}, {@code query}, {@code update}, {@code deregister},
+ * {@code subscribe} (request to first SNAPSHOT), {@code push} (a change sent to a subscriber
+ * holding it), {@code close-to-remove} (an abrupt close to a subscriber seeing the REMOVE) and
+ * {@code redo} (a reconnect until registrations and subscriptions are back).
+ */
+public final class Steps {
+  /** Metadata key carrying the moment a change was sent, read back by subscribers. */
+  public static final String SENT_AT = "lt.sentAt";
+
+  private static final JsonCodec json = JsonCodec.json();
+
+  private Steps() {}
+
+  /** Opens the user's connection. */
+  public static Step connect() {
+    return VirtualUser::connect;
+  }
+
+  /** Registers {@code count} ephemeral instances of {@code service}, {@code concurrency} in flight at a time. */
+  public static Step register(String service, int count, int concurrency) {
+    return user -> Flux.range(0, count)
+        .flatMap(i -> registerOne(user, service, 10_000 + i, ""), concurrency)
+        .then();
+  }
+
+  private static Mono<Void> registerOne(VirtualUser user, String service, int port, String metadata) {
+    String body = "{\"service\":\"" + service + "\",\"instance\":{\"ip\":\"" + user.ip() + "\",\"port\":" + port
+        + (metadata.isEmpty() ? "" : ",\"metadata\":{" + metadata + "}") + "}}";
+    // The answer is not parsed: the instanceId is ip#port#cluster by contract, and the load
+    // generator's CPU is better spent generating load.
+    return user.request("register", "instance.register", body)
+        .doOnNext(answer -> user.remember(new Registered(service, port, user.ip() + "#" + port + "#DEFAULT")))
+        .then();
+  }
+
+  /**
+   * Sends {@code count} heartbeats naming the user's instances in turn, in chunks of
+   * {@code chunk}; after each chunk a round trip on the same connection proves the server has
+   * processed it (frames of a connection are handled in order). Each heartbeat is recorded from
+   * its send to that proof.
+   */
+  public static Step heartbeatBurst(int count, int chunk) {
+    return user -> {
+      List<String> bodies = heartbeatBodies(user);
+      if (bodies.isEmpty()) {
+        return Mono.error(new IllegalStateException("heartbeatBurst needs registered instances"));
+      }
+      return Flux.range(0, (count + chunk - 1) / chunk)
+          .concatMap(c -> {
+            int size = Math.min(chunk, count - c * chunk);
+            long[] sentAt = new long[size];
+            return Flux.range(0, size)
+                .concatMap(i -> {
+                  sentAt[i] = System.nanoTime();
+                  return user.fire("instance.heartbeat", bodies.get((c * chunk + i) % bodies.size()));
+                })
+                .then(user.request("heartbeat-ack", "server.info", "{}"))
+                .doOnNext(ack -> {
+                  long now = System.nanoTime();
+                  for (long sent : sentAt) {
+                    user.metrics().record("heartbeat", sent, now, true);
+                  }
+                });
+          })
+          .then();
+    };
+  }
+
+  /** Every {@code interval}, one heartbeat per registered instance, for {@code during}, acknowledged as above. */
+  public static Step heartbeats(Duration interval, Duration during) {
+    return user -> {
+      List<String> bodies = heartbeatBodies(user);
+      return Flux.interval(Duration.ZERO, interval)
+          .take(during)
+          .concatMap(tick -> {
+            long sent = System.nanoTime();
+            return Flux.fromIterable(bodies).concatMap(body -> user.fire("instance.heartbeat", body))
+                .then(user.request("heartbeat-ack", "server.info", "{}"))
+                .doOnNext(ack -> {
+                  long now = System.nanoTime();
+                  for (int i = 0; i < bodies.size(); i++) {
+                    user.metrics().record("heartbeat", sent, now, true);
+                  }
+                });
+          })
+          .then();
+    };
+  }
+
+  private static List<String> heartbeatBodies(VirtualUser user) {
+    List<String> bodies = new ArrayList<>();
+    for (Registered instance : user.registered()) {
+      bodies.add("{\"service\":\"" + instance.service() + "\",\"instance\":{\"ip\":\"" + user.ip() + "\",\"port\":"
+          + instance.port() + "}}");
+    }
+    return bodies;
+  }
+
+  /** {@code count} queries of {@code service}, {@code concurrency} in flight (a closed model). */
+  public static Step query(String service, int count, int concurrency) {
+    String body = "{\"service\":\"" + service + "\"}";
+    return user -> Flux.range(0, count)
+        .flatMap(i -> user.request("query", "service.query", body), concurrency)
+        .then();
+  }
+
+  /**
+   * Queries at a constant rate for a duration (an open model). Latency is measured from each
+   * request's intended start, so a slow server cannot hide its delays by slowing the load
+   * (coordinated omission).
+   */
+  public static Step queryAtRate(String service, double perSecond, Duration during) {
+    String body = "{\"service\":\"" + service + "\"}";
+    return user -> {
+      long start = System.nanoTime();
+      long total = (long) (perSecond * during.toNanos() / 1e9);
+      double gapNanos = 1e9 / perSecond;
+      return Flux.interval(Duration.ofMillis(1))
+          .map(tick -> Math.min(total, (long) ((tick + 1) * 1e6 / gapNanos)))
+          .takeUntil(due -> due >= total)
+          .scan(new long[] {0, 0}, (window, due) -> new long[] {window[1], due})
+          .concatMapIterable(window -> {
+            List<Long> intended = new ArrayList<>();
+            for (long k = window[0]; k < window[1]; k++) {
+              intended.add(start + (long) (k * gapNanos));
+            }
+            return intended;
+          })
+          .flatMap(intendedStart -> user.request("query", "service.query", body, intendedStart)
+              .onErrorResume(e -> Mono.empty()), Integer.MAX_VALUE)
+          .then();
+    };
+  }
+
+  /**
+   * Changes one instance {@code count} times, every {@code interval}: each registration carries
+   * the moment it was sent, so subscribers can measure how long the change took to reach them.
+   */
+  public static Step publishUpdates(String service, int count, Duration interval) {
+    return user -> Flux.interval(Duration.ZERO, interval)
+        .take(count)
+        .concatMap(i -> {
+          String body = "{\"service\":\"" + service + "\",\"instance\":{\"ip\":\"" + user.ip()
+              + "\",\"port\":9999,\"metadata\":{\"" + SENT_AT + "\":\"" + System.nanoTime() + "\"}}}";
+          return user.request("update", "instance.register", body);
+        })
+        .then();
+  }
+
+  /**
+   * Subscribes to {@code service} and holds the stream for {@code hold}, recording the time to
+   * the first SNAPSHOT, the push latency of changes sent by {@link #publishUpdates}, and the
+   * close-to-REMOVE latency of instances whose connection was closed abruptly.
+   */
+  public static Step subscribe(String service, Duration hold) {
+    String body = "{\"service\":\"" + service + "\"}";
+    return user -> {
+      long start = System.nanoTime();
+      boolean[] first = {true};
+      return user.stream("service.subscribe", body)
+          .doOnNext(text -> {
+            long now = System.nanoTime();
+            if (first[0]) {
+              first[0] = false;
+              user.metrics().record("subscribe", start, now, true);
+              return;
+            }
+            observe(user, service, json.decode(text, ServiceEvent.class), now);
+          })
+          .take(hold)
+          .then();
+    };
+  }
+
+  private static void observe(VirtualUser user, String service, ServiceEvent event, long now) {
+    if (ServiceEvent.UPSERT.equals(event.type()) && event.instance().metadata() != null) {
+      String sent = event.instance().metadata().get(SENT_AT);
+      if (sent != null) {
+        user.metrics().record("push", Long.parseLong(sent), now, true);
+      }
+    } else if (ServiceEvent.REMOVE.equals(event.type())) {
+      Long closedAt = user.closeMarks().get(service + "/" + event.instanceId());
+      if (closedAt != null) {
+        user.metrics().record("close-to-remove", closedAt, now, true);
+      }
+    }
+  }
+
+  public static Step pause(Duration duration) {
+    return user -> Mono.delay(duration).then();
+  }
+
+  /** Deregisters every instance the user registered. */
+  public static Step deregisterAll(int concurrency) {
+    return user -> Flux.fromIterable(List.copyOf(user.registered()))
+        .flatMap(instance -> user.request("deregister", "instance.deregister", "{\"service\":\"" + instance.service()
+            + "\",\"instance\":{\"ip\":\"" + user.ip() + "\",\"port\":" + instance.port() + "}}"), concurrency)
+        .then(Mono.fromRunnable(() -> user.registered().clear()));
+  }
+
+  /** Drops the connection without deregistering, like a crashed process. */
+  public static Step closeAbruptly() {
+    return user -> Mono.fromRunnable(user::closeAbruptly);
+  }
+
+  /**
+   * A reconnect storm from the client's side: the connection drops, the user reconnects at once
+   * and registers again everything it had (the "redo" of a real client), then subscribes again to
+   * {@code service}. Recorded as {@code redo} from the drop to the first SNAPSHOT of the new
+   * subscription.
+   */
+  public static Step reconnectAndRedo(String service) {
+    return user -> {
+      List<Registered> had = List.copyOf(user.registered());
+      return Mono.defer(() -> {
+        long start = System.nanoTime();
+        user.closeAbruptly();
+        user.registered().clear();
+        return user.connect()
+            .thenMany(Flux.fromIterable(had).concatMap(i -> registerOne(user, i.service(), i.port(), "")))
+            .then(user.stream("service.subscribe", "{\"service\":\"" + service + "\"}").next())
+            .doOnNext(snapshot -> user.metrics().record("redo", start, System.nanoTime(), true))
+            .doOnError(e -> user.metrics().record("redo", start, System.nanoTime(), false))
+            .then();
+      });
+    };
+  }
+}

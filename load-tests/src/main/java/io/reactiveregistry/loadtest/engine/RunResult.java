@@ -1,0 +1,22 @@
+package io.reactiveregistry.loadtest.engine;
+
+import io.reactiveregistry.loadtest.dsl.Assertion;
+import io.reactiveregistry.loadtest.metrics.Metrics;
+import io.reactiveregistry.loadtest.metrics.RequestStats;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** What a run measured and how its assertions came out. */
+public record RunResult(
+    String simulation, Target target, Instant startedAt, double durationSeconds, int users,
+    Map<String, String> parameters, List<RequestStats> stats, List<Assertion.Result> assertions, Metrics metrics,
+    ServerUsage serverUsage) {
+
+  public boolean passed() {
+    return assertions.stream().allMatch(Assertion.Result::passed);
+  }
+
+  /** CPU the server process used during the run, when its pid was given; null otherwise. */
+  public record ServerUsage(double cpuSeconds, double cpuPercentOfOneCore) {}
+}

@@ -1,0 +1,73 @@
+package io.reactiveregistry.loadtest.engine;
+
+import io.reactiveregistry.loadtest.dsl.Assertion;
+import io.reactiveregistry.loadtest.dsl.Scenario;
+import io.reactiveregistry.loadtest.dsl.Simulation;
+import io.reactiveregistry.loadtest.metrics.Metrics;
+import io.reactiveregistry.loadtest.metrics.RequestStats;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Starts each scenario's users on their injection schedule, runs them until they finish or the
+ * simulation's maximum duration passes, then closes every connection and evaluates the assertions.
+ */
+public final class Runner {
+  private static final Logger log = LoggerFactory.getLogger(Runner.class);
+
+  private Runner() {}
+
+  /** Runs a simulation; blocks the calling (main) thread until it is over. */
+  public static RunResult run(Simulation simulation, Target target, Map<String, String> parameters, Long serverPid) {
+    Metrics metrics = new Metrics();
+    Map<String, Long> closeMarks = VirtualUser.newCloseMarks();
+    AtomicInteger ids = new AtomicInteger();
+    List<VirtualUser> everyone = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Mono<Void>> users = new ArrayList<>();
+    for (Scenario.Population population : simulation.populations()) {
+      for (Duration offset : population.injection().offsets()) {
+        users.add(Mono.delay(offset).then(Mono.defer(() -> {
+          VirtualUser user = new VirtualUser(ids.getAndIncrement(), target, metrics, closeMarks);
+          everyone.add(user);
+          metrics.userStarted();
+          long start = System.nanoTime();
+          return population.run(user)
+              .doOnError(e -> {
+                metrics.recordKo("scenario:" + population.scenario().name(), start);
+                log.debug("user {} failed: {}", user.id(), e.toString());
+              })
+              .doOnSuccess(v -> metrics.recordOk("scenario:" + population.scenario().name(), start))
+              .onErrorResume(e -> Mono.empty())
+              .doFinally(signal -> {
+                user.dispose();
+                metrics.userEnded();
+              });
+        })));
+      }
+    }
+    Instant startedAt = Instant.now();
+    double cpuBefore = serverPid == null ? -1 : ServerCpu.cpuSeconds(serverPid);
+    log.info("running {} against {} with {} users", simulation.name(), target, users.size());
+    Flux.merge(Flux.fromIterable(users), Integer.MAX_VALUE)
+        .take(simulation.maxDuration())
+        .then()
+        .block();
+    everyone.forEach(VirtualUser::dispose);
+    metrics.finish();
+    double cpuAfter = serverPid == null ? -1 : ServerCpu.cpuSeconds(serverPid);
+    RunResult.ServerUsage usage = cpuBefore < 0 || cpuAfter < 0 ? null
+        : new RunResult.ServerUsage(cpuAfter - cpuBefore, 100 * (cpuAfter - cpuBefore) / metrics.elapsedSeconds());
+    List<RequestStats> stats = metrics.stats();
+    List<Assertion.Result> results = simulation.assertions().stream().map(a -> a.evaluate(stats)).toList();
+    return new RunResult(simulation.name(), target, startedAt, metrics.elapsedSeconds(), users.size(), parameters,
+        stats, results, metrics, usage);
+  }
+}

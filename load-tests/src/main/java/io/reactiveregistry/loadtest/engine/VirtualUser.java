@@ -1,0 +1,155 @@
+package io.reactiveregistry.loadtest.engine;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.reactiveregistry.loadtest.metrics.Metrics;
+import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.codec.RouteMetadata;
+import io.rsocket.Payload;
+import io.rsocket.RSocket;
+import io.rsocket.core.RSocketConnector;
+import io.rsocket.transport.netty.client.TcpClientTransport;
+import io.rsocket.util.ByteBufPayload;
+import io.rsocket.util.DefaultPayload;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * One simulated client: one RSocket connection, the instances it registered, and its own loopback
+ * address (127.x.y.z, unique per user) for those instances.
+ */
+public final class VirtualUser {
+  private final int id;
+  private final Target target;
+  private final Metrics metrics;
+  private final Map<String, Long> closeMarks;
+  private final List<Registered> registered = new ArrayList<>();
+  private volatile RSocket rsocket;
+
+  /** An instance this user registered. */
+  public record Registered(String service, int port, String instanceId) {}
+
+  VirtualUser(int id, Target target, Metrics metrics, Map<String, Long> closeMarks) {
+    this.id = id;
+    this.target = target;
+    this.metrics = metrics;
+    this.closeMarks = closeMarks;
+  }
+
+  public int id() {
+    return id;
+  }
+
+  public Metrics metrics() {
+    return metrics;
+  }
+
+  /** Loopback address of this user's instances: unique per user, always in 127.0.0.0/8. */
+  public String ip() {
+    return "127." + ((id / 62_500) % 250 + 1) + "." + ((id / 250) % 250) + "." + (id % 250 + 1);
+  }
+
+  public List<Registered> registered() {
+    return registered;
+  }
+
+  public synchronized void remember(Registered instance) {
+    registered.add(instance);
+  }
+
+  /** When each instance's connection was closed abruptly, for close-to-REMOVE latency. */
+  public Map<String, Long> closeMarks() {
+    return closeMarks;
+  }
+
+  public Mono<Void> connect() {
+    long start = System.nanoTime();
+    return RSocketConnector.create()
+        .dataMimeType(Protocol.DATA_MIME_TYPE)
+        .metadataMimeType(Protocol.METADATA_MIME_TYPE)
+        .setupPayload(DefaultPayload.create("{\"client\":\"load-user-" + id + "\"}"))
+        .connect(TcpClientTransport.create(target.host(), target.port()))
+        .doOnNext(socket -> {
+          rsocket = socket;
+          metrics.recordOk("connect", start);
+        })
+        .doOnError(e -> metrics.recordKo("connect", start))
+        .then();
+  }
+
+  /** A request-response, recorded under {@code name} from {@code intendedStart}. */
+  public Mono<String> request(String name, String route, String json, long intendedStart) {
+    return Mono.defer(() -> requireConnected().requestResponse(payload(route, json)))
+        .map(VirtualUser::text)
+        .doOnNext(answer -> metrics.record(name, intendedStart, System.nanoTime(), true))
+        .doOnError(e -> metrics.record(name, intendedStart, System.nanoTime(), false));
+  }
+
+  public Mono<String> request(String name, String route, String json) {
+    return Mono.defer(() -> request(name, route, json, System.nanoTime()));
+  }
+
+  public Mono<Void> fire(String route, String json) {
+    return Mono.defer(() -> requireConnected().fireAndForget(payload(route, json)));
+  }
+
+  public Flux<String> stream(String route, String json) {
+    return Flux.defer(() -> requireConnected().requestStream(payload(route, json))).map(VirtualUser::text);
+  }
+
+  /** Closes the connection without deregistering anything, as a crashed client would. */
+  public void closeAbruptly() {
+    RSocket socket = rsocket;
+    if (socket != null) {
+      long now = System.nanoTime();
+      synchronized (this) {
+        for (Registered instance : registered) {
+          closeMarks.put(instance.service() + "/" + instance.instanceId(), now);
+        }
+      }
+      socket.dispose();
+    }
+  }
+
+  public boolean connected() {
+    RSocket socket = rsocket;
+    return socket != null && !socket.isDisposed();
+  }
+
+  void dispose() {
+    RSocket socket = rsocket;
+    if (socket != null) {
+      socket.dispose();
+    }
+  }
+
+  private RSocket requireConnected() {
+    RSocket socket = rsocket;
+    if (socket == null) {
+      throw new IllegalStateException("user " + id + " is not connected; start its scenario with connect()");
+    }
+    return socket;
+  }
+
+  private static Payload payload(String route, String json) {
+    return ByteBufPayload.create(Unpooled.copiedBuffer(json, StandardCharsets.UTF_8),
+        RouteMetadata.encode(ByteBufAllocator.DEFAULT, route));
+  }
+
+  private static String text(Payload payload) {
+    try {
+      return payload.getDataUtf8();
+    } finally {
+      payload.release();
+    }
+  }
+
+  static Map<String, Long> newCloseMarks() {
+    return new ConcurrentHashMap<>();
+  }
+}

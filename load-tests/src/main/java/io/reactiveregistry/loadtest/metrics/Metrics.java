@@ -1,0 +1,149 @@
+package io.reactiveregistry.loadtest.metrics;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Everything a run measures. Latencies go into one HdrHistogram per request name for the whole
+ * run and one per name and second for the time series. Thread-safe; recording never blocks.
+ */
+public final class Metrics {
+  /** Latencies are recorded in microseconds, from 1 µs to 10 minutes, with 3 significant digits. */
+  private static final long HIGHEST_US = TimeUnit.MINUTES.toMicros(10);
+
+  private final long startNanos;
+  private final Map<String, Series> series = new ConcurrentHashMap<>();
+  private final AtomicInteger activeUsers = new AtomicInteger();
+  private final ConcurrentSkipListMap<Long, Integer> activeUsersBySecond = new ConcurrentSkipListMap<>();
+  private volatile long endNanos;
+
+  public Metrics() {
+    this.startNanos = System.nanoTime();
+  }
+
+  private static final class Series {
+    final Histogram all = new ConcurrentHistogram(HIGHEST_US, 3);
+    final AtomicLong ok = new AtomicLong();
+    final AtomicLong ko = new AtomicLong();
+    final Map<Long, Histogram> bySecond = new ConcurrentHashMap<>();
+    final Map<Long, AtomicLong> koBySecond = new ConcurrentHashMap<>();
+    volatile long firstNanos = Long.MAX_VALUE;
+    volatile long lastNanos;
+  }
+
+  public long startNanos() {
+    return startNanos;
+  }
+
+  /** Records one request that started at {@code startNanos} (its intended start, in open models). */
+  public void record(String name, long startNanos, long endNanos, boolean ok) {
+    Series s = series.computeIfAbsent(name, k -> new Series());
+    long second = Math.max(0, (endNanos - this.startNanos) / 1_000_000_000L);
+    if (ok) {
+      long micros = Math.max(1, Math.min(HIGHEST_US, (endNanos - startNanos) / 1_000));
+      s.all.recordValue(micros);
+      s.bySecond.computeIfAbsent(second, k -> new ConcurrentHistogram(HIGHEST_US, 2)).recordValue(micros);
+      s.ok.incrementAndGet();
+    } else {
+      s.ko.incrementAndGet();
+      s.koBySecond.computeIfAbsent(second, k -> new AtomicLong()).incrementAndGet();
+    }
+    if (startNanos < s.firstNanos) {
+      s.firstNanos = startNanos;
+    }
+    if (endNanos > s.lastNanos) {
+      s.lastNanos = endNanos;
+    }
+  }
+
+  public void recordOk(String name, long startNanos) {
+    record(name, startNanos, System.nanoTime(), true);
+  }
+
+  public void recordKo(String name, long startNanos) {
+    record(name, startNanos, System.nanoTime(), false);
+  }
+
+  public void userStarted() {
+    sampleUsers(activeUsers.incrementAndGet());
+  }
+
+  public void userEnded() {
+    sampleUsers(activeUsers.decrementAndGet());
+  }
+
+  private void sampleUsers(int now) {
+    long second = (System.nanoTime() - startNanos) / 1_000_000_000L;
+    activeUsersBySecond.merge(second, now, Math::max);
+  }
+
+  public void finish() {
+    endNanos = System.nanoTime();
+  }
+
+  public double elapsedSeconds() {
+    long end = endNanos == 0 ? System.nanoTime() : endNanos;
+    return (end - startNanos) / 1e9;
+  }
+
+  /** Summaries, sorted by name. */
+  public List<RequestStats> stats() {
+    List<RequestStats> stats = new ArrayList<>();
+    new TreeMap<>(series).forEach((name, s) -> stats.add(summarize(name, s)));
+    return stats;
+  }
+
+  private static RequestStats summarize(String name, Series s) {
+    Histogram h = s.all;
+    long ok = s.ok.get();
+    long ko = s.ko.get();
+    double span = s.lastNanos > s.firstNanos ? (s.lastNanos - s.firstNanos) / 1e9 : 0;
+    double rate = span > 0 ? ok / span : ok;
+    boolean any = h.getTotalCount() > 0;
+    return new RequestStats(name, ok + ko, ok, ko, any ? h.getMinValue() : 0, h.getValueAtPercentile(50),
+        h.getValueAtPercentile(75), h.getValueAtPercentile(95), h.getValueAtPercentile(99), any ? h.getMaxValue() : 0,
+        any ? h.getMean() : 0, rate);
+  }
+
+  /** One point per second of the run. */
+  public record SecondPoint(long second, long ok, long ko, long p50Us, long p95Us, long p99Us) {}
+
+  public Map<String, List<SecondPoint>> timeSeries() {
+    long seconds = (long) Math.ceil(elapsedSeconds());
+    Map<String, List<SecondPoint>> out = new TreeMap<>();
+    series.forEach((name, s) -> {
+      List<SecondPoint> points = new ArrayList<>();
+      for (long second = 0; second <= seconds; second++) {
+        Histogram h = s.bySecond.get(second);
+        AtomicLong ko = s.koBySecond.get(second);
+        points.add(new SecondPoint(second, h == null ? 0 : h.getTotalCount(), ko == null ? 0 : ko.get(),
+            h == null ? 0 : h.getValueAtPercentile(50), h == null ? 0 : h.getValueAtPercentile(95),
+            h == null ? 0 : h.getValueAtPercentile(99)));
+      }
+      out.put(name, points);
+    });
+    return out;
+  }
+
+  /** The most users active at once in each second of the run. */
+  public List<Integer> activeUsersPerSecond() {
+    long seconds = (long) Math.ceil(elapsedSeconds());
+    List<Integer> users = new ArrayList<>();
+    int last = 0;
+    for (long second = 0; second <= seconds; second++) {
+      Integer sample = activeUsersBySecond.get(second);
+      last = sample == null ? last : sample;
+      users.add(last);
+    }
+    return users;
+  }
+}

@@ -1,0 +1,166 @@
+package io.reactiveregistry.loadtest.simulations;
+
+import static io.reactiveregistry.loadtest.dsl.Assertion.count;
+import static io.reactiveregistry.loadtest.dsl.Assertion.errorPercent;
+import static io.reactiveregistry.loadtest.dsl.Assertion.percentile;
+import static io.reactiveregistry.loadtest.dsl.Assertion.throughput;
+import static io.reactiveregistry.loadtest.dsl.Injection.atOnceUsers;
+import static io.reactiveregistry.loadtest.dsl.Injection.constantUsersPerSec;
+import static io.reactiveregistry.loadtest.dsl.Scenario.scenario;
+import static io.reactiveregistry.loadtest.dsl.Steps.closeAbruptly;
+import static io.reactiveregistry.loadtest.dsl.Steps.connect;
+import static io.reactiveregistry.loadtest.dsl.Steps.heartbeatBurst;
+import static io.reactiveregistry.loadtest.dsl.Steps.pause;
+import static io.reactiveregistry.loadtest.dsl.Steps.publishUpdates;
+import static io.reactiveregistry.loadtest.dsl.Steps.queryAtRate;
+import static io.reactiveregistry.loadtest.dsl.Steps.reconnectAndRedo;
+import static io.reactiveregistry.loadtest.dsl.Steps.register;
+import static io.reactiveregistry.loadtest.dsl.Steps.subscribe;
+
+import io.reactiveregistry.loadtest.dsl.Assertion;
+import io.reactiveregistry.loadtest.dsl.Simulation;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/** The built-in simulations by name. Every parameter has a default; see {@code --help}. */
+public final class BuiltIn {
+  private static final Map<String, Function<Params, Simulation>> SIMULATIONS = new TreeMap<>(Map.of(
+      "RegistrationStorm", BuiltIn::registrationStorm,
+      "SteadyHeartbeats", BuiltIn::steadyHeartbeats,
+      "SubscriptionFanOut", BuiltIn::subscriptionFanOut,
+      "ChurnWithSubscribers", BuiltIn::churnWithSubscribers,
+      "ReconnectStorm", BuiltIn::reconnectStorm,
+      "QueryLoad", BuiltIn::queryLoad,
+      "IdleConnections", BuiltIn::idleConnections));
+
+  private BuiltIn() {}
+
+  public static List<String> names() {
+    return List.copyOf(SIMULATIONS.keySet());
+  }
+
+  public static Simulation build(String name, Params params) {
+    Function<Params, Simulation> factory = SIMULATIONS.get(name);
+    if (factory == null) {
+      throw new IllegalArgumentException("unknown simulation " + name + "; built in: " + names());
+    }
+    return factory.apply(params);
+  }
+
+  /** A deploy: {@code users} connections register {@code instances} each, all at once. */
+  static Simulation registrationStorm(Params p) {
+    int users = p.integer("users", 50);
+    int instances = p.integer("instances", 1_000);
+    int concurrency = p.integer("concurrency", 64);
+    return Simulation.named("RegistrationStorm")
+        .setUp(scenario("deploy").exec(connect()).exec(register("storm", instances, concurrency))
+            .inject(atOnceUsers(users)))
+        .maxDuration(p.millis("max-duration-ms", 300_000))
+        .assertions(withOptional(p, "register",
+            errorPercent("*").lessThan(0.1), count("register").atLeast((long) users * instances)));
+  }
+
+  /** A steady fleet: each connection registers instances and heartbeats them as fast as it is acknowledged. */
+  static Simulation steadyHeartbeats(Params p) {
+    int users = p.integer("users", 50);
+    int instances = p.integer("instances", 100);
+    int heartbeats = p.integer("heartbeats", 20_000);
+    return Simulation.named("SteadyHeartbeats")
+        .setUp(scenario("fleet").exec(connect()).exec(register("steady", instances, 32))
+            .exec(heartbeatBurst(heartbeats, 1_000)).inject(atOnceUsers(users)))
+        .maxDuration(p.millis("max-duration-ms", 300_000))
+        .assertions(withOptional(p, "heartbeat",
+            errorPercent("*").lessThan(0.1), count("heartbeat").atLeast((long) users * heartbeats)));
+  }
+
+  /** One popular service: every change must reach every subscriber, quickly. */
+  static Simulation subscriptionFanOut(Params p) {
+    int subscribers = p.integer("subscribers", 1_000);
+    int updates = p.integer("updates", 100);
+    Duration interval = p.millis("interval-ms", 100);
+    Duration warmup = p.millis("warmup-ms", 3_000);
+    Duration hold = warmup.plus(interval.multipliedBy(updates)).plusSeconds(2);
+    return Simulation.named("SubscriptionFanOut")
+        .setUp(
+            scenario("subscribers").exec(connect()).exec(subscribe("fanout", hold)).inject(atOnceUsers(subscribers)),
+            // The publisher creates the service first: a service that appears reaches its
+            // subscribers as a fresh SNAPSHOT, and only UPSERTs of existing ones are timed.
+            scenario("publisher").exec(connect()).exec(register("fanout", 1, 1)).exec(pause(warmup))
+                .exec(publishUpdates("fanout", updates, interval)).inject(atOnceUsers(1)))
+        .maxDuration(hold.plusSeconds(30))
+        .assertions(withOptional(p, "push",
+            errorPercent("*").lessThan(0.1), count("push").atLeast((long) subscribers * updates)));
+  }
+
+  /** Clients come, register and crash while subscribers watch: how fast do they hear of it? */
+  static Simulation churnWithSubscribers(Params p) {
+    int subscribers = p.integer("subscribers", 100);
+    double rate = p.decimal("rate", 20);
+    Duration duration = p.millis("duration-ms", 20_000);
+    int instances = p.integer("instances", 5);
+    Duration lifetime = p.millis("lifetime-ms", 1_000);
+    Duration hold = duration.plus(lifetime).plusSeconds(3);
+    return Simulation.named("ChurnWithSubscribers")
+        .setUp(
+            scenario("subscribers").exec(connect()).exec(subscribe("churn", hold)).inject(atOnceUsers(subscribers)),
+            scenario("churners").exec(pause(Duration.ofSeconds(1))).exec(connect())
+                .exec(register("churn", instances, instances)).exec(pause(lifetime)).exec(closeAbruptly())
+                .inject(constantUsersPerSec(rate).during(duration)))
+        .maxDuration(hold.plusSeconds(30))
+        .assertions(withOptional(p, "close-to-remove", errorPercent("*").lessThan(0.1)));
+  }
+
+  /** Every client loses its connection at once and comes back: registrations and watches must return. */
+  static Simulation reconnectStorm(Params p) {
+    int users = p.integer("users", 1_000);
+    int instances = p.integer("instances", 1);
+    Duration settle = p.millis("settle-ms", 2_000);
+    return Simulation.named("ReconnectStorm")
+        .setUp(scenario("clients").exec(connect()).exec(register("reconnect", instances, instances))
+            .exec(pause(settle)).exec(reconnectAndRedo("reconnect")).exec(pause(settle))
+            .inject(atOnceUsers(users)))
+        .maxDuration(p.millis("max-duration-ms", 120_000))
+        .assertions(withOptional(p, "redo", errorPercent("*").lessThan(0.1), count("redo").atLeast(users)));
+  }
+
+  /** Read traffic at a constant rate (an open model, corrected for coordinated omission). */
+  static Simulation queryLoad(Params p) {
+    int users = p.integer("users", 20);
+    double rate = p.decimal("rate", 1_000);
+    Duration duration = p.millis("duration-ms", 10_000);
+    return Simulation.named("QueryLoad")
+        .setUp(scenario("readers").exec(connect()).exec(register("catalog", 1, 1))
+            .exec(pause(Duration.ofMillis(500))).exec(queryAtRate("catalog", rate, duration))
+            .inject(atOnceUsers(users)))
+        .maxDuration(duration.plusSeconds(60))
+        .assertions(withOptional(p, "query", errorPercent("*").lessThan(0.1)));
+  }
+
+  /** Connections that only hold: what does an idle client cost the server? */
+  static Simulation idleConnections(Params p) {
+    int users = p.integer("users", 1_000);
+    Duration hold = p.millis("hold-ms", 10_000);
+    return Simulation.named("IdleConnections")
+        .setUp(scenario("idle").exec(connect()).exec(pause(hold)).inject(atOnceUsers(users)))
+        .maxDuration(hold.plusSeconds(60))
+        .assertions(errorPercent("*").lessThan(0.1), count("connect").atLeast(users));
+  }
+
+  /** The simulation's own assertions, plus {@code --p99-ms} and {@code --min-throughput} when given. */
+  private static Assertion[] withOptional(Params p, String request, Assertion... base) {
+    List<Assertion> all = new ArrayList<>(List.of(base));
+    Double p99 = p.optional("p99-ms");
+    if (p99 != null) {
+      all.add(percentile(request, 99).lessThan(Duration.ofNanos((long) (p99 * 1e6))));
+    }
+    Double minThroughput = p.optional("min-throughput");
+    if (minThroughput != null) {
+      all.add(throughput(request).greaterThan(minThroughput));
+    }
+    return all.toArray(Assertion[]::new);
+  }
+}

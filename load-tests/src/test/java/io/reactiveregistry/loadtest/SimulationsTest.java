@@ -1,0 +1,161 @@
+package io.reactiveregistry.loadtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.reactiveregistry.loadtest.dsl.Assertion;
+import io.reactiveregistry.loadtest.engine.RunResult;
+import io.reactiveregistry.loadtest.engine.Runner;
+import io.reactiveregistry.loadtest.engine.Target;
+import io.reactiveregistry.loadtest.metrics.RequestStats;
+import io.reactiveregistry.loadtest.report.ConsoleReport;
+import io.reactiveregistry.loadtest.report.HtmlReport;
+import io.reactiveregistry.loadtest.simulations.BuiltIn;
+import io.reactiveregistry.loadtest.simulations.Params;
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every built-in simulation at a tiny scale against an in-process server, with its report checked. */
+class SimulationsTest {
+  private static RegistryServer server;
+
+  @TempDir
+  Path reports;
+
+  @BeforeAll
+  static void start() {
+    server = RegistryServer.start(ServerConfig.ephemeralLoopback()).block(Duration.ofSeconds(10));
+  }
+
+  @AfterAll
+  static void stop() {
+    server.disposeNow(Duration.ofSeconds(5));
+  }
+
+  private RunResult run(String simulation, String... params) {
+    Map<String, String> given = new HashMap<>();
+    for (int i = 0; i < params.length; i += 2) {
+      given.put(params[i], params[i + 1]);
+    }
+    Params p = new Params(given);
+    return Runner.run(BuiltIn.build(simulation, p), new Target("127.0.0.1", server.tcpPort()), p.used(), null);
+  }
+
+  private static RequestStats stats(RunResult result, String name) {
+    return result.stats().stream().filter(s -> s.name().equals(name)).findFirst()
+        .orElseThrow(() -> new AssertionError("no " + name + " in " + result.stats()));
+  }
+
+  private String reportOf(RunResult result) throws Exception {
+    Path index = HtmlReport.write(result, reports);
+    assertThat(index).exists();
+    assertThat(index.toString()).contains(result.simulation().toLowerCase());
+    String html = Files.readString(index);
+    assertThat(html).doesNotContain("<script src").doesNotContain("<link ");
+    assertThat(html).contains("uPlot").contains("id=\"throughput\"").contains("id=\"latency\"").contains("id=\"users\"");
+    return html;
+  }
+
+  @Test
+  void registrationStormRegistersEveryInstanceAndReportsIt() throws Exception {
+    RunResult result = run("RegistrationStorm", "users", "4", "instances", "50", "concurrency", "8");
+
+    assertThat(stats(result, "register").ok()).isEqualTo(200);
+    assertThat(stats(result, "register").ko()).isZero();
+    assertThat(stats(result, "connect").ok()).isEqualTo(4);
+    assertThat(result.passed()).isTrue();
+    String html = reportOf(result);
+    assertThat(html).contains("data-request=\"register\"><td>register</td><td>200</td><td>200</td><td>0</td>");
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    ConsoleReport.print(result, new PrintStream(console, true, StandardCharsets.UTF_8));
+    assertThat(console.toString(StandardCharsets.UTF_8)).contains("register").contains("2 passed, 0 failed");
+  }
+
+  @Test
+  void assertionsAreEvaluatedBothWays() throws Exception {
+    RunResult failing = run("RegistrationStorm", "users", "2", "instances", "10", "p99-ms", "0.000001",
+        "min-throughput", "1000000000");
+    RunResult passing = run("RegistrationStorm", "users", "2", "instances", "10", "p99-ms", "60000",
+        "min-throughput", "1");
+
+    assertThat(failing.passed()).isFalse();
+    assertThat(failing.assertions()).extracting(Assertion.Result::passed).containsExactly(true, true, false, false);
+    assertThat(passing.passed()).isTrue();
+    assertThat(reportOf(failing)).contains("class=\"fail\">FAIL");
+  }
+
+  @Test
+  void steadyHeartbeatsAreAcknowledgedAndCounted() throws Exception {
+    RunResult result = run("SteadyHeartbeats", "users", "3", "instances", "5", "heartbeats", "2500");
+
+    assertThat(stats(result, "heartbeat").ok()).isEqualTo(7_500);
+    assertThat(stats(result, "heartbeat-ack").ok()).isEqualTo(9);
+    assertThat(result.passed()).isTrue();
+    reportOf(result);
+  }
+
+  @Test
+  void subscriptionFanOutDeliversEveryChangeToEverySubscriber() throws Exception {
+    RunResult result = run("SubscriptionFanOut", "subscribers", "20", "updates", "10", "interval-ms", "50",
+        "warmup-ms", "1000");
+
+    assertThat(stats(result, "subscribe").ok()).isEqualTo(20);
+    assertThat(stats(result, "update").ok()).isEqualTo(10);
+    assertThat(stats(result, "push").ok()).isEqualTo(200);
+    assertThat(result.passed()).isTrue();
+    reportOf(result);
+  }
+
+  @Test
+  void churnMeasuresCloseToRemoveAtEverySubscriber() throws Exception {
+    RunResult result = run("ChurnWithSubscribers", "subscribers", "5", "rate", "5", "duration-ms", "1000",
+        "instances", "2", "lifetime-ms", "300");
+
+    assertThat(stats(result, "register").ok()).isEqualTo(10);
+    // Every instance of every churner is seen removed by every subscriber.
+    assertThat(stats(result, "close-to-remove").ok()).isEqualTo(5 * 10);
+    assertThat(result.passed()).isTrue();
+    reportOf(result);
+  }
+
+  @Test
+  void reconnectStormBringsEveryRegistrationBack() throws Exception {
+    RunResult result = run("ReconnectStorm", "users", "20", "settle-ms", "300");
+
+    assertThat(stats(result, "redo").ok()).isEqualTo(20);
+    assertThat(stats(result, "register").ok()).isEqualTo(40);
+    assertThat(result.passed()).isTrue();
+    reportOf(result);
+  }
+
+  @Test
+  void queryLoadRunsAtTheRequestedRate() throws Exception {
+    RunResult result = run("QueryLoad", "users", "2", "rate", "200", "duration-ms", "1000");
+
+    assertThat(stats(result, "query").ok()).isEqualTo(400);
+    assertThat(stats(result, "query").meanRatePerSec()).isBetween(250.0, 600.0);
+    assertThat(result.passed()).isTrue();
+    reportOf(result);
+  }
+
+  @Test
+  void idleConnectionsHold() throws Exception {
+    RunResult result = run("IdleConnections", "users", "30", "hold-ms", "300");
+
+    assertThat(stats(result, "connect").ok()).isEqualTo(30);
+    assertThat(result.passed()).isTrue();
+    assertThat(result.metrics().activeUsersPerSecond()).contains(30);
+    reportOf(result);
+  }
+}
