@@ -24,13 +24,14 @@ import picocli.CommandLine.Parameters;
 @Command(name = "load-tests", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Runs a load simulation against a registry server and writes a console summary and an HTML report.",
     footer = {"", "Simulations and their parameters (defaults in brackets):",
-        "  RegistrationStorm     --users [50] --instances [1000] per user --concurrency [64]",
+        "  RegistrationStorm     --users [50] --instances [1000] per user --concurrency [64] --hold-ms [0]",
         "  SteadyHeartbeats      --users [50] --instances [100] --heartbeats [20000] per user",
         "  SubscriptionFanOut    --subscribers [1000] --updates [100] --interval-ms [100] --warmup-ms [3000]",
         "  ChurnWithSubscribers  --subscribers [100] --rate [20] users/s --duration-ms [20000] --instances [5]"
             + " --lifetime-ms [1000]",
         "  ReconnectStorm        --users [1000] --instances [1] --settle-ms [2000]",
         "  QueryLoad             --users [20] --rate [1000] per user per s --duration-ms [10000]",
+        "  QueryStorm            --users [20] --queries [20000] per user --concurrency [32]",
         "  IdleConnections       --users [1000] --hold-ms [10000]",
         "Any of them: --p99-ms N and --min-throughput N add assertions on the simulation's main request."})
 public final class LoadTestMain implements Callable<Integer> {

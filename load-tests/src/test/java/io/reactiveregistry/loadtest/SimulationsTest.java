@@ -79,7 +79,7 @@ class SimulationsTest {
     assertThat(html).contains("data-request=\"register\"><td>register</td><td>200</td><td>200</td><td>0</td>");
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     ConsoleReport.print(result, new PrintStream(console, true, StandardCharsets.UTF_8));
-    assertThat(console.toString(StandardCharsets.UTF_8)).contains("register").contains("2 passed, 0 failed");
+    assertThat(console.toString(StandardCharsets.UTF_8)).contains("register").contains("3 passed, 0 failed");
   }
 
   @Test
@@ -90,7 +90,7 @@ class SimulationsTest {
         "min-throughput", "1");
 
     assertThat(failing.passed()).isFalse();
-    assertThat(failing.assertions()).extracting(Assertion.Result::passed).containsExactly(true, true, false, false);
+    assertThat(failing.assertions()).extracting(Assertion.Result::passed).containsExactly(true, true, false, false, true);
     assertThat(passing.passed()).isTrue();
     assertThat(reportOf(failing)).contains("class=\"fail\">FAIL");
   }

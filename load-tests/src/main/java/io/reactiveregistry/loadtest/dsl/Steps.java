@@ -42,9 +42,8 @@ public final class Steps {
         + (metadata.isEmpty() ? "" : ",\"metadata\":{" + metadata + "}") + "}}";
     // The answer is not parsed: the instanceId is ip#port#cluster by contract, and the load
     // generator's CPU is better spent generating load.
-    return user.request("register", "instance.register", body)
-        .doOnNext(answer -> user.remember(new Registered(service, port, user.ip() + "#" + port + "#DEFAULT")))
-        .then();
+    return user.send("register", "instance.register", body)
+        .doOnSuccess(done -> user.remember(new Registered(service, port, user.ip() + "#" + port + "#DEFAULT")));
   }
 
   /**
@@ -84,8 +83,7 @@ public final class Steps {
   public static Step heartbeats(Duration interval, Duration during) {
     return user -> {
       List<String> bodies = heartbeatBodies(user);
-      return Flux.interval(Duration.ZERO, interval)
-          .take(during)
+      return ticks(interval, during.toNanos() / interval.toNanos())
           .concatMap(tick -> {
             long sent = System.nanoTime();
             return Flux.fromIterable(bodies).concatMap(body -> user.fire("instance.heartbeat", body))
@@ -101,6 +99,15 @@ public final class Steps {
     };
   }
 
+  /**
+   * {@code count} ticks, one every {@code interval}. When a step takes longer than the interval,
+   * the ticks that came due wait (they are few: at most {@code count}) rather than failing the
+   * interval for lack of demand, as {@code Flux.interval} alone would with {@code concatMap}.
+   */
+  private static Flux<Long> ticks(Duration interval, long count) {
+    return Flux.interval(Duration.ZERO, interval).take(count).onBackpressureBuffer();
+  }
+
   private static List<String> heartbeatBodies(VirtualUser user) {
     List<String> bodies = new ArrayList<>();
     for (Registered instance : user.registered()) {
@@ -114,7 +121,7 @@ public final class Steps {
   public static Step query(String service, int count, int concurrency) {
     String body = "{\"service\":\"" + service + "\"}";
     return user -> Flux.range(0, count)
-        .flatMap(i -> user.request("query", "service.query", body), concurrency)
+        .flatMap(i -> user.send("query", "service.query", body), concurrency)
         .then();
   }
 
@@ -140,7 +147,7 @@ public final class Steps {
             }
             return intended;
           })
-          .flatMap(intendedStart -> user.request("query", "service.query", body, intendedStart)
+          .flatMap(intendedStart -> user.send("query", "service.query", body, intendedStart)
               .onErrorResume(e -> Mono.empty()), Integer.MAX_VALUE)
           .then();
     };
@@ -151,8 +158,7 @@ public final class Steps {
    * the moment it was sent, so subscribers can measure how long the change took to reach them.
    */
   public static Step publishUpdates(String service, int count, Duration interval) {
-    return user -> Flux.interval(Duration.ZERO, interval)
-        .take(count)
+    return user -> ticks(interval, count)
         .concatMap(i -> {
           String body = "{\"service\":\"" + service + "\",\"instance\":{\"ip\":\"" + user.ip()
               + "\",\"port\":9999,\"metadata\":{\"" + SENT_AT + "\":\"" + System.nanoTime() + "\"}}}";

@@ -25,6 +25,16 @@ public final class Runner {
 
   private Runner() {}
 
+  /**
+   * A user whose scenario failed did not do what the simulation measures: that always fails the
+   * run, however small a share of all requests it is.
+   */
+  private static Assertion.Result everyScenarioCompleted(List<RequestStats> stats) {
+    long failed = stats.stream().filter(s -> s.name().startsWith("scenario:")).mapToLong(RequestStats::ko).sum();
+    long all = stats.stream().filter(s -> s.name().startsWith("scenario:")).mapToLong(RequestStats::count).sum();
+    return new Assertion.Result("every user completed its scenario", failed == 0, failed + " of " + all + " failed");
+  }
+
   /** Runs a simulation; blocks the calling (main) thread until it is over. */
   public static RunResult run(Simulation simulation, Target target, Map<String, String> parameters, Long serverPid) {
     Metrics metrics = new Metrics();
@@ -42,7 +52,7 @@ public final class Runner {
           return population.run(user)
               .doOnError(e -> {
                 metrics.recordKo("scenario:" + population.scenario().name(), start);
-                log.debug("user {} failed: {}", user.id(), e.toString());
+                log.warn("user {} of {} failed: {}", user.id(), population.scenario().name(), e.toString());
               })
               .doOnSuccess(v -> metrics.recordOk("scenario:" + population.scenario().name(), start))
               .onErrorResume(e -> Mono.empty())
@@ -66,7 +76,9 @@ public final class Runner {
     RunResult.ServerUsage usage = cpuBefore < 0 || cpuAfter < 0 ? null
         : new RunResult.ServerUsage(cpuAfter - cpuBefore, 100 * (cpuAfter - cpuBefore) / metrics.elapsedSeconds());
     List<RequestStats> stats = metrics.stats();
-    List<Assertion.Result> results = simulation.assertions().stream().map(a -> a.evaluate(stats)).toList();
+    List<Assertion.Result> results = new ArrayList<>(
+        simulation.assertions().stream().map(a -> a.evaluate(stats)).toList());
+    results.add(everyScenarioCompleted(stats));
     return new RunResult(simulation.name(), target, startedAt, metrics.elapsedSeconds(), users.size(), parameters,
         stats, results, metrics, usage);
   }

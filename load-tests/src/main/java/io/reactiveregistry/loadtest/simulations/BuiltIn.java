@@ -12,6 +12,7 @@ import static io.reactiveregistry.loadtest.dsl.Steps.connect;
 import static io.reactiveregistry.loadtest.dsl.Steps.heartbeatBurst;
 import static io.reactiveregistry.loadtest.dsl.Steps.pause;
 import static io.reactiveregistry.loadtest.dsl.Steps.publishUpdates;
+import static io.reactiveregistry.loadtest.dsl.Steps.query;
 import static io.reactiveregistry.loadtest.dsl.Steps.queryAtRate;
 import static io.reactiveregistry.loadtest.dsl.Steps.reconnectAndRedo;
 import static io.reactiveregistry.loadtest.dsl.Steps.register;
@@ -35,6 +36,7 @@ public final class BuiltIn {
       "ChurnWithSubscribers", BuiltIn::churnWithSubscribers,
       "ReconnectStorm", BuiltIn::reconnectStorm,
       "QueryLoad", BuiltIn::queryLoad,
+      "QueryStorm", BuiltIn::queryStorm,
       "IdleConnections", BuiltIn::idleConnections));
 
   private BuiltIn() {}
@@ -56,8 +58,9 @@ public final class BuiltIn {
     int users = p.integer("users", 50);
     int instances = p.integer("instances", 1_000);
     int concurrency = p.integer("concurrency", 64);
+    Duration hold = p.millis("hold-ms", 0);
     return Simulation.named("RegistrationStorm")
-        .setUp(scenario("deploy").exec(connect()).exec(register("storm", instances, concurrency))
+        .setUp(scenario("deploy").exec(connect()).exec(register("storm", instances, concurrency)).exec(pause(hold))
             .inject(atOnceUsers(users)))
         .maxDuration(p.millis("max-duration-ms", 300_000))
         .assertions(withOptional(p, "register",
@@ -138,6 +141,20 @@ public final class BuiltIn {
             .inject(atOnceUsers(users)))
         .maxDuration(duration.plusSeconds(60))
         .assertions(withOptional(p, "query", errorPercent("*").lessThan(0.1)));
+  }
+
+  /** Read traffic as fast as the server answers (a closed model): its query capacity. */
+  static Simulation queryStorm(Params p) {
+    int users = p.integer("users", 20);
+    int queries = p.integer("queries", 20_000);
+    int concurrency = p.integer("concurrency", 32);
+    return Simulation.named("QueryStorm")
+        .setUp(scenario("readers").exec(connect()).exec(register("catalog", 1, 1))
+            .exec(pause(Duration.ofMillis(500))).exec(query("catalog", queries, concurrency))
+            .inject(atOnceUsers(users)))
+        .maxDuration(p.millis("max-duration-ms", 300_000))
+        .assertions(withOptional(p, "query", errorPercent("*").lessThan(0.1),
+            count("query").atLeast((long) users * queries)));
   }
 
   /** Connections that only hold: what does an idle client cost the server? */

@@ -8,7 +8,7 @@ import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.exceptions.ApplicationErrorException;
-import io.rsocket.transport.netty.client.TcpClientTransport;
+import io.reactiveregistry.client.ClientTransports;
 import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
 import java.io.PrintStream;
@@ -84,7 +84,7 @@ public final class RegistryCli implements Callable<Integer> {
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(DefaultPayload.create("{\"client\":\"" + client.replace("\"", "") + "\"}"))
-        .connect(TcpClientTransport.create(target.getHost(), target.getPort()))
+        .connect(ClientTransports.tcp(target.getHost(), target.getPort()))
         .block(Duration.ofSeconds(10));
     try {
       if (interaction.fireAndForget) {

@@ -288,6 +288,15 @@ public final class Registry {
         && ViewRules.protectionTriggered(service.views(), filter, service.protectThreshold);
   }
 
+  /**
+   * The revision of the last change to this service or its instances, or -1 for an unknown
+   * service. Every view of the service is the same while it stays the same.
+   */
+  public long serviceRevision(ServiceKey key) {
+    Service service = services.get(key);
+    return service == null ? -1 : service.revision;
+  }
+
   /** The revision of the last change. */
   public long revision() {
     return revision;

@@ -48,7 +48,8 @@ final class ConnectionSession implements RSocket {
       Route route = RouteResolver.resolve(payload, Interaction.REQUEST_RESPONSE);
       checkSize(payload);
       Object answer = handlers.respond(owner, route, payload.sliceData());
-      return Mono.just(DefaultPayload.create(JsonCodec.json().encode(answer)));
+      byte[] json = answer instanceof RequestHandlers.Encoded encoded ? encoded.json() : JsonCodec.json().encode(answer);
+      return Mono.just(DefaultPayload.create(json));
     } catch (RuntimeException e) {
       return Mono.error(ErrorMapping.toWire(e));
     } finally {

@@ -18,12 +18,10 @@ import io.reactiveregistry.server.core.Results.Deregistered;
 import io.reactiveregistry.server.core.Results.HeartbeatOutcome;
 import io.reactiveregistry.server.core.Results.Registered;
 import io.reactiveregistry.server.core.ServiceKey;
-import io.reactiveregistry.server.core.ServiceView;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.wire.WireCommands;
 import io.reactiveregistry.server.wire.WireCommands.InstanceAddress;
-import io.reactiveregistry.server.wire.WireViews;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,6 +38,7 @@ final class RequestHandlers {
   private final ServerIdentity identity;
   private final InstantSource clock;
   private final AtomicLong droppedHeartbeats = new AtomicLong();
+  private final SnapshotCache snapshots = new SnapshotCache(100_000);
 
   RequestHandlers(RegistryRuntime runtime, ServerIdentity identity, InstantSource clock) {
     this.runtime = runtime;
@@ -111,9 +110,11 @@ final class RequestHandlers {
   private Object query(Query body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     ViewFilter filter = ViewFilter.of(body.clusters(), body.healthyOnly());
-    ServiceView view = runtime.read(registry -> registry.view(key, filter));
-    return WireViews.snapshot(view);
+    return new Encoded(snapshots.query(runtime, key, filter));
   }
+
+  /** An answer already in JSON. */
+  record Encoded(byte[] json) {}
 
   private ServerInfo serverInfo() {
     return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), List.of(identity.nodeId()),

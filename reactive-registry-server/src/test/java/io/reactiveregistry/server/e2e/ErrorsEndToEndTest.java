@@ -20,6 +20,7 @@ import io.rsocket.metadata.CompositeMetadataCodec;
 import io.rsocket.metadata.TaggingMetadataCodec;
 import io.rsocket.metadata.WellKnownMimeType;
 import io.rsocket.transport.netty.client.TcpClientTransport;
+import reactor.netty.tcp.TcpClient;
 import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
 import java.nio.charset.StandardCharsets;
@@ -176,7 +177,7 @@ class ErrorsEndToEndTest {
     assertThatThrownBy(() -> RSocketConnector.create()
         .dataMimeType("application/cbor")
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
-        .connect(TcpClientTransport.create("127.0.0.1", fixture.port()))
+        .connect(TcpClientTransport.create(TcpClient.newConnection().host("127.0.0.1").port(fixture.port())))
         .flatMap(rsocket -> rsocket.requestResponse(WireClient.payload("server.info", "{}")))
         .block(Duration.ofSeconds(5)))
         .isInstanceOf(RejectedSetupException.class)
@@ -188,7 +189,7 @@ class ErrorsEndToEndTest {
     RSocket rsocket = RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType("application/json")
-        .connect(TcpClientTransport.create("127.0.0.1", fixture.port()))
+        .connect(TcpClientTransport.create(TcpClient.newConnection().host("127.0.0.1").port(fixture.port())))
         .block(Duration.ofSeconds(5));
     try {
       String answer = rsocket.requestResponse(WireClient.payload("server.info", "{}"))

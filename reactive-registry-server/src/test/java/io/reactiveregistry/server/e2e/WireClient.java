@@ -12,6 +12,7 @@ import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.transport.netty.client.TcpClientTransport;
+import reactor.netty.tcp.TcpClient;
 import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
 import java.nio.charset.StandardCharsets;
@@ -36,7 +37,7 @@ public final class WireClient implements AutoCloseable {
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(DefaultPayload.create("{\"client\":\"" + client + "\"}"))
-        .connect(TcpClientTransport.create("127.0.0.1", port))
+        .connect(TcpClientTransport.create(TcpClient.newConnection().host("127.0.0.1").port(port)))
         .block(Duration.ofSeconds(5));
     return new WireClient(rsocket);
   }
