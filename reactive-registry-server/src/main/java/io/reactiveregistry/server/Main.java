@@ -42,6 +42,11 @@ public final class Main implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}")
   int maxSubscriptionsPerConnection;
 
+  @Option(names = "--max-outbound-backlog-bytes", defaultValue = "${env:REGISTRY_MAX_OUTBOUND_BACKLOG_BYTES:-33554432}",
+      description = "Bytes that may wait to be sent to a peer that is not reading before its connection is closed "
+          + "(REGISTRY_MAX_OUTBOUND_BACKLOG_BYTES). Default: ${DEFAULT-VALUE}")
+  int maxOutboundBacklogBytes;
+
   @Option(names = "--max-pending-events", defaultValue = "${env:REGISTRY_MAX_PENDING_EVENTS:-1000}",
       description = "Events a slow subscriber may have pending before they collapse into one snapshot "
           + "(REGISTRY_MAX_PENDING_EVENTS). Default: ${DEFAULT-VALUE}")
@@ -94,7 +99,7 @@ public final class Main implements Callable<Integer> {
     return ServerConfig.DEFAULTS
         .withHost(host)
         .withTcpPort(port)
-        .withLimits(new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection))
+        .withLimits(new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes))
         .withMaxInstancesPerConnection(maxInstancesPerConnection)
         .withMaxPendingEvents(maxPendingEvents)
         .withHeartbeat(timings);

@@ -101,6 +101,9 @@ public final class HtmlReport {
     Map<String, List<Long>> throughput = new LinkedHashMap<>();
     Map<String, List<Double>> p99 = new LinkedHashMap<>();
     series.forEach((name, points) -> {
+      if (name.startsWith("scenario:")) {
+        return; // a whole scenario's length is in the table; on the charts it would flatten the requests
+      }
       List<Long> ok = new ArrayList<>();
       List<Double> latency = new ArrayList<>();
       for (int i = 0; i < seconds.size(); i++) {

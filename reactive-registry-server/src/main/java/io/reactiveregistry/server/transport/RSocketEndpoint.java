@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.transport;
 
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.decoder.PayloadDecoder;
@@ -30,7 +32,15 @@ public final class RSocketEndpoint {
         .payloadDecoder(PayloadDecoder.DEFAULT)
         .maxInboundPayloadSize(frameLimit)
         .interceptors(registry -> registry.forConnection(new PeerAddresses()))
-        .bind(TcpServerTransport.create(TcpServer.create().host(host).port(port), frameLimit));
+        .bind(TcpServerTransport.create(guarded(TcpServer.create().host(host).port(port)), frameLimit));
+  }
+
+  private TcpServer guarded(TcpServer server) {
+    int high = limits.maxOutboundBacklogBytes();
+    OutboundBacklogGuard guard = new OutboundBacklogGuard(high);
+    return server
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
+        .doOnConnection(connection -> connection.addHandlerLast("outbound-backlog-guard", guard));
   }
 
   /**

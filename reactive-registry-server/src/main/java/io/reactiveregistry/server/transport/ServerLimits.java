@@ -5,7 +5,9 @@ package io.reactiveregistry.server.transport;
  *
  * @param maxPayloadBytes largest request body accepted; also bounds fragment reassembly
  * @param maxSubscriptionsPerConnection open {@code service.subscribe} streams per connection
+ * @param maxOutboundBacklogBytes bytes that may wait to be sent to a peer that is not reading
+ *     before its connection is closed
  */
-public record ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection) {
-  public static final ServerLimits DEFAULTS = new ServerLimits(1024 * 1024, 1_000);
+public record ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes) {
+  public static final ServerLimits DEFAULTS = new ServerLimits(1024 * 1024, 1_000, 32 * 1024 * 1024);
 }

@@ -38,7 +38,7 @@ import reactor.test.StepVerifier;
  */
 class ErrorsEndToEndTest {
   private final ServerFixture fixture = new ServerFixture(ServerConfig.ephemeralLoopback()
-      .withLimits(new ServerLimits(64 * 1024, 3))
+      .withLimits(new ServerLimits(64 * 1024, 3, 32 * 1024 * 1024))
       .withMaxInstancesPerConnection(5));
 
   @AfterEach
