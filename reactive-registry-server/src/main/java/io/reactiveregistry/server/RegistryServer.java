@@ -73,10 +73,19 @@ public final class RegistryServer implements Disposable {
     return endpoint.droppedHeartbeats();
   }
 
+  /** Stops accepting, closes every connection (releasing what each owned) and stops the ticker. */
   @Override
   public void dispose() {
-    ticker.dispose();
-    tcp.dispose();
+    stop().subscribe();
+  }
+
+  /** The port closes first, so no connection can arrive after the others were closed. */
+  private Mono<Void> stop() {
+    return Mono.defer(() -> {
+      ticker.dispose();
+      tcp.dispose();
+      return tcp.onClose().onErrorResume(e -> Mono.empty()).then(endpoint.closeConnections());
+    });
   }
 
   @Override
@@ -89,10 +98,9 @@ public final class RegistryServer implements Disposable {
     return tcp.onClose();
   }
 
-  /** Disposes and waits, at most {@code timeout}, for the ports to close. */
+  /** Disposes and waits, at most {@code timeout}, for the port and every connection to close. */
   public void disposeNow(Duration timeout) {
-    dispose();
-    onClose().block(timeout);
+    stop().block(timeout);
   }
 
   static String version() {

@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.core;
 
+import io.reactiveregistry.protocol.rules.InstanceRules;
+
 import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
 import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
 import io.reactiveregistry.server.core.Results.Deregistered;
@@ -210,7 +212,7 @@ public final class Registry {
     Service service = new Service(key, ephemeral);
     service.defined = true;
     service.protectThreshold = ServiceDefinition.checkThreshold(protectThreshold);
-    service.metadata = InstanceSpec.checkMetadata("metadata", metadata);
+    service.metadata = Contract.check(() -> InstanceRules.metadata("metadata", metadata));
     services.put(key, service);
     events.add(new RegistryEvent.ServiceUpdated(key, ++revision, ChangeCause.SERVICE_ADMIN));
     service.revision = revision;
@@ -229,7 +231,8 @@ public final class Registry {
     }
     double threshold = protectThreshold == null ? service.protectThreshold
         : ServiceDefinition.checkThreshold(protectThreshold);
-    Map<String, String> checked = metadata == null ? service.metadata : InstanceSpec.checkMetadata("metadata", metadata);
+    Map<String, String> checked = metadata == null ? service.metadata
+        : Contract.check(() -> InstanceRules.metadata("metadata", metadata));
     service.defined = true;
     if (threshold != service.protectThreshold || !checked.equals(service.metadata)) {
       service.protectThreshold = threshold;

@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.core;
 
+import io.reactiveregistry.protocol.rules.Names;
+
 import java.util.List;
 import java.util.Set;
 
@@ -17,7 +19,9 @@ public record ViewFilter(Set<String> clusters, boolean healthyOnly) {
       return new ViewFilter(Set.of(), Boolean.TRUE.equals(healthyOnly));
     }
     for (int i = 0; i < clusters.size(); i++) {
-      Names.require("clusters[" + i + "]", clusters.get(i));
+      String field = "clusters[" + i + "]";
+      String cluster = clusters.get(i);
+      Contract.check(() -> Names.require(field, cluster));
     }
     return new ViewFilter(Set.copyOf(clusters), Boolean.TRUE.equals(healthyOnly));
   }

@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.transport;
 
+import io.reactiveregistry.protocol.rules.RuleViolation;
+
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.MalformedBodyException;
@@ -39,6 +41,9 @@ final class ErrorMapping {
     }
     if (error instanceof RequestException refused) {
       return new ErrorBody(refused.code().name(), refused.getMessage());
+    }
+    if (error instanceof RuleViolation violation) {
+      return new ErrorBody(ErrorCode.INVALID_PARAM.name(), violation.getMessage());
     }
     if (error instanceof MalformedBodyException malformed) {
       return new ErrorBody(ErrorCode.INVALID_PARAM.name(), malformed.getMessage());

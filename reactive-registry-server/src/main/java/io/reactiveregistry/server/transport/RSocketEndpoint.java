@@ -1,6 +1,10 @@
 package io.reactiveregistry.server.transport;
 
 import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.ChannelGroupFuture;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.channel.WriteBufferWaterMark;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.core.RSocketServer;
@@ -16,6 +20,9 @@ public final class RSocketEndpoint {
   /** The smallest frame limit RSocket-Java accepts is far below this; metadata needs room too. */
   private static final int MIN_FRAME_LIMIT = 64 * 1024;
 
+  /** Every accepted connection, so that stopping the server closes them too, not only the port. */
+  private final ChannelGroup connections = new DefaultChannelGroup("registry-connections", GlobalEventExecutor.INSTANCE);
+  private volatile boolean stopping;
   private final SetupAcceptor acceptor;
   private final RequestHandlers handlers;
   private final ServerLimits limits;
@@ -40,7 +47,14 @@ public final class RSocketEndpoint {
     OutboundBacklogGuard guard = new OutboundBacklogGuard(high);
     return server
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
-        .doOnConnection(connection -> connection.addHandlerLast("outbound-backlog-guard", guard));
+        .doOnConnection(connection -> {
+          if (stopping) {
+            connection.channel().close(); // accepted while the port was closing
+            return;
+          }
+          connections.add(connection.channel());
+          connection.addHandlerLast("outbound-backlog-guard", guard);
+        });
   }
 
   /**
@@ -51,6 +65,16 @@ public final class RSocketEndpoint {
   private int frameLimit() {
     long doubled = 2L * limits.maxPayloadBytes();
     return (int) Math.min(0xFF_FFFF, Math.max(MIN_FRAME_LIMIT, doubled));
+  }
+
+  /**
+   * Closes every open connection (their instances are released as each closes). Does not wait:
+   * the returned Mono completes when all are closed.
+   */
+  public Mono<Void> closeConnections() {
+    stopping = true;
+    ChannelGroupFuture closing = connections.close();
+    return Mono.create(sink -> closing.addListener(done -> sink.success()));
   }
 
   public int openConnections() {

@@ -1,9 +1,10 @@
 package io.reactiveregistry.server.wire;
 
 import io.reactiveregistry.protocol.message.InstanceBody;
-import io.reactiveregistry.server.core.Addresses;
+import io.reactiveregistry.protocol.rules.Addresses;
+import io.reactiveregistry.protocol.rules.InstanceRules;
 import io.reactiveregistry.server.core.InstanceSpec;
-import io.reactiveregistry.server.core.Names;
+import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.core.RegistryException;
 import io.reactiveregistry.server.core.Failure;
 
@@ -28,7 +29,7 @@ public final class WireCommands {
     }
     return new InstanceAddress(
         Addresses.normalize(field + ".ip", body.ip()),
-        InstanceSpec.requirePort(field + ".port", body.port()),
+        InstanceRules.port(field + ".port", body.port()),
         Names.orDefault(field + ".cluster", body.cluster(), InstanceSpec.DEFAULT_CLUSTER));
   }
 }

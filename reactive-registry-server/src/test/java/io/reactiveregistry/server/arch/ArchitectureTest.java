@@ -1,5 +1,8 @@
 package io.reactiveregistry.server.arch;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -8,15 +11,24 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
 /** The core is free of transport types: no RSocket, Netty, Reactor or Jackson. */
-@AnalyzeClasses(packages = "io.reactiveregistry.server", importOptions = ImportOption.DoNotIncludeTests.class)
+@AnalyzeClasses(packages = {"io.reactiveregistry.server", "io.reactiveregistry.protocol.rules"}, importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
   @ArchTest
   static final ArchRule coreImportsNoTransport = noClasses()
       .that().resideInAPackage("io.reactiveregistry.server.core..")
       .should().dependOnClassesThat().resideInAnyPackage(
-          "io.rsocket..", "io.netty..", "reactor..", "com.fasterxml.jackson..", "io.reactiveregistry.protocol..")
-      .because("the registry core is a pure state machine; the edges adapt it (STYLE.md 1)");
+          "io.rsocket..", "io.netty..", "reactor..", "com.fasterxml.jackson..")
+      .orShould().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.reactiveregistry.protocol..")
+          .and(DescribedPredicate.not(JavaClass.Predicates.resideInAPackage("io.reactiveregistry.protocol.rules.."))))
+      .because("the registry core is a pure state machine; the edges adapt it (STYLE.md 1). It shares only the "
+          + "contract's value rules with the client.");
+
+  @ArchTest
+  static final ArchRule sharedRulesArePure = noClasses()
+      .that().resideInAPackage("io.reactiveregistry.protocol.rules..")
+      .should().dependOnClassesThat().resideInAnyPackage("io.rsocket..", "io.netty..", "reactor..",
+          "com.fasterxml.jackson..");
 
   @ArchTest
   static final ArchRule coreReadsNoWallClock = noClasses()

@@ -3,84 +3,18 @@ package io.reactiveregistry.server.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
-/** The contract's "Identity and defaults" rules, as tables. */
+/** The core's value factories apply the contract's rules and report a violation as INVALID_PARAM. */
 class ValidationTest {
-
-  @ParameterizedTest
-  @ValueSource(strings = {"orders", "a", "orders-v2_x.y:z@eu", "0123456789"})
-  void namesOfLettersDigitsAndPunctuationAreAccepted(String name) {
-    assertThat(Names.require("service", name)).isEqualTo(name);
-  }
-
-  @ParameterizedTest
-  @ValueSource(strings = {"", "with space", "slash/ed", "ünï", "tab\t", "semi;colon"})
-  void namesBreakingTheRuleAreRefusedNamingTheField(String name) {
-    assertThatThrownBy(() -> Names.require("group", name))
-        .isInstanceOfSatisfying(RegistryException.class, e -> assertThat(e.failure()).isEqualTo(Failure.INVALID_PARAM))
-        .hasMessageStartingWith("group ");
-  }
-
-  @Test
-  void namesAreAtMost256Characters() {
-    assertThat(Names.require("service", "x".repeat(256))).hasSize(256);
-    assertThatThrownBy(() -> Names.require("service", "x".repeat(257))).hasMessageContaining("1-256");
-  }
 
   @Test
   void aMissingServiceIsRefusedAndNamespaceAndGroupDefault() {
-    assertThatThrownBy(() -> ServiceKey.of(null, null, null)).hasMessage("service is required");
-    assertThat(ServiceKey.of(null, null, "orders")).isEqualTo(new ServiceKey("public", "DEFAULT_GROUP", "orders"));
-  }
-
-  @ParameterizedTest(name = "{0} -> {1}")
-  @CsvSource({
-      "127.0.0.1, 127.0.0.1",
-      "::1, ::1",
-      "0:0:0:0:0:0:0:1, ::1",
-      "2001:DB8:0:0:0:0:0:1, 2001:db8::1",
-      "[2001:db8::1], 2001:db8::1",
-      "localhost, localhost",
-      "orders-1.internal.example, orders-1.internal.example",
-  })
-  void addressesAreLiteralsOrHostNamesAndIpv6IsNormalised(String ip, String normalised) {
-    assertThat(Addresses.normalize("instance.ip", ip)).isEqualTo(normalised);
-  }
-
-  @ParameterizedTest
-  @ValueSource(strings = {"", "300.1.1.1", "1.2.3", "::g", "1:2:3:4:5:6:7:8:9", "-bad.example", "under_score.example",
-      "a..b", "spa ce"})
-  void invalidAddressesAreRefusedNamingTheField(String ip) {
-    assertThatThrownBy(() -> Addresses.normalize("instance.ip", ip))
+    assertThatThrownBy(() -> ServiceKey.of(null, null, null))
         .isInstanceOfSatisfying(RegistryException.class, e -> assertThat(e.failure()).isEqualTo(Failure.INVALID_PARAM))
-        .hasMessageStartingWith("instance.ip");
-  }
-
-  @Test
-  void hostNamesAreAtMost253Characters() {
-    String name253 = ("a".repeat(62) + ".").repeat(4) + "a"; // 63*4+1 = 253
-    assertThat(Addresses.normalize("ip", name253)).hasSize(253);
-    assertThatThrownBy(() -> Addresses.normalize("ip", name253 + "a")).hasMessageContaining("253");
-  }
-
-  @ParameterizedTest
-  @ValueSource(ints = {0, -1, 65_536})
-  void portsOutside1To65535AreRefused(int port) {
-    assertThatThrownBy(() -> InstanceSpec.of("instance", "127.0.0.1", port, null, null, null, null))
-        .hasMessage("instance.port must be between 1 and 65535");
-  }
-
-  @ParameterizedTest
-  @ValueSource(doubles = {-0.1, 10_000.5, Double.NaN})
-  void weightsOutside0To10000AreRefused(double weight) {
-    assertThatThrownBy(() -> InstanceSpec.of("instance", "127.0.0.1", 80, null, weight, null, null))
-        .hasMessage("instance.weight must be between 0 and 10000");
+        .hasMessage("service is required");
+    assertThat(ServiceKey.of(null, null, "orders")).isEqualTo(new ServiceKey("public", "DEFAULT_GROUP", "orders"));
   }
 
   @Test
@@ -91,31 +25,11 @@ class ValidationTest {
   }
 
   @Test
-  void metadataIsAtMost64Entries() {
-    Map<String, String> metadata = new HashMap<>();
-    for (int i = 0; i < 64; i++) {
-      metadata.put("k" + i, "v");
-    }
-    assertThat(InstanceSpec.checkMetadata("metadata", metadata)).hasSize(64);
-    metadata.put("one-more", "v");
-    assertThatThrownBy(() -> InstanceSpec.checkMetadata("metadata", metadata)).hasMessageContaining("at most 64");
-  }
-
-  @Test
-  void metadataIsAtMost16KibOfUtf8() {
-    assertThat(InstanceSpec.checkMetadata("metadata", Map.of("k", "v".repeat(16 * 1024 - 1)))).hasSize(1);
-    assertThatThrownBy(() -> InstanceSpec.checkMetadata("metadata", Map.of("k", "v".repeat(16 * 1024))))
-        .hasMessageContaining("16 KiB");
-    // Two bytes per 'é' in UTF-8.
-    assertThatThrownBy(() -> InstanceSpec.checkMetadata("metadata", Map.of("k", "é".repeat(8 * 1024))))
-        .hasMessageContaining("16 KiB");
-  }
-
-  @Test
-  void metadataValuesMustNotBeNull() {
-    Map<String, String> metadata = new HashMap<>();
-    metadata.put("zone", null);
-    assertThatThrownBy(() -> InstanceSpec.checkMetadata("instance.metadata", metadata))
-        .hasMessageContaining("'zone'");
+  void anInvalidInstanceFieldIsRefusedAsInvalidParamNamingIt() {
+    assertThatThrownBy(() -> InstanceSpec.of("instances[2]", "127.0.0.1", 0, null, null, null, null))
+        .isInstanceOfSatisfying(RegistryException.class, e -> assertThat(e.failure()).isEqualTo(Failure.INVALID_PARAM))
+        .hasMessage("instances[2].port must be between 1 and 65535");
+    assertThatThrownBy(() -> ViewFilter.of(java.util.List.of("ok", "not ok"), true))
+        .isInstanceOf(RegistryException.class).hasMessageStartingWith("clusters[1]");
   }
 }

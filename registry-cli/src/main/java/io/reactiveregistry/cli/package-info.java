@@ -3,4 +3,4 @@
  * the contract asks of any RSocket tool (a route in composite metadata and a JSON body) and prints
  * the JSON it gets back, one document per line.
  */
-package io.reactiveregistry.client.cli;
+package io.reactiveregistry.cli;

@@ -1,15 +1,15 @@
-package io.reactiveregistry.server.core;
+package io.reactiveregistry.protocol.rules;
 
 /** The naming rule shared by namespace, group, service and cluster names. */
 public final class Names {
-  static final int MAX_LENGTH = 256;
+  public static final int MAX_LENGTH = 256;
 
   private Names() {}
 
   /**
    * Returns {@code value}, or {@code fallback} when it is absent.
    *
-   * @throws RegistryException when the name breaks the rule: 1-256 of ASCII letters, digits, {@code -_.:@}
+   * @throws RuleViolation when the name breaks the rule: 1-256 of ASCII letters, digits, {@code -_.:@}
    */
   public static String orDefault(String field, String value, String fallback) {
     return value == null ? fallback : require(field, value);
@@ -17,21 +17,21 @@ public final class Names {
 
   public static String require(String field, String value) {
     if (value == null) {
-      throw RegistryException.invalid(field + " is required");
+      throw new RuleViolation(field + " is required");
     }
     if (value.isEmpty() || value.length() > MAX_LENGTH) {
-      throw RegistryException.invalid(field + " must be 1-256 characters long");
+      throw new RuleViolation(field + " must be 1-256 characters long");
     }
     for (int i = 0; i < value.length(); i++) {
       if (!isNameChar(value.charAt(i))) {
-        throw RegistryException.invalid(
+        throw new RuleViolation(
             field + " may contain only ASCII letters, digits and -_.:@ (found '" + printable(value.charAt(i)) + "')");
       }
     }
     return value;
   }
 
-  static boolean isNameChar(char c) {
+  public static boolean isNameChar(char c) {
     return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
         || c == '-' || c == '_' || c == '.' || c == ':' || c == '@';
   }

@@ -1,4 +1,4 @@
-package io.reactiveregistry.client.cli;
+package io.reactiveregistry.cli;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;

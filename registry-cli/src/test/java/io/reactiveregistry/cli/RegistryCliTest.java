@@ -1,4 +1,4 @@
-package io.reactiveregistry.client.cli;
+package io.reactiveregistry.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

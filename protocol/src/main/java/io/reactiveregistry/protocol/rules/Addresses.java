@@ -1,4 +1,4 @@
-package io.reactiveregistry.server.core;
+package io.reactiveregistry.protocol.rules;
 
 import com.google.common.net.InetAddresses;
 import java.net.Inet6Address;
@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * Parsing never touches DNS.
  */
 public final class Addresses {
-  static final int MAX_HOST_NAME_LENGTH = 253;
+  public static final int MAX_HOST_NAME_LENGTH = 253;
   private static final Pattern LABEL = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?");
   private static final Pattern DIGITS_AND_DOTS = Pattern.compile("[0-9.]+");
 
@@ -19,31 +19,31 @@ public final class Addresses {
 
   public static String normalize(String field, String ip) {
     if (ip == null) {
-      throw RegistryException.invalid(field + " is required");
+      throw new RuleViolation(field + " is required");
     }
     if (ip.indexOf(':') >= 0) {
       String literal = ip.startsWith("[") && ip.endsWith("]") ? ip.substring(1, ip.length() - 1) : ip;
       if (!InetAddresses.isInetAddress(literal)) {
-        throw RegistryException.invalid(field + " '" + ip + "' is not a valid IPv6 address");
+        throw new RuleViolation(field + " '" + ip + "' is not a valid IPv6 address");
       }
       InetAddress address = InetAddresses.forString(literal);
       if (!(address instanceof Inet6Address)) {
-        throw RegistryException.invalid(field + " '" + ip + "' is not a valid IPv6 address");
+        throw new RuleViolation(field + " '" + ip + "' is not a valid IPv6 address");
       }
       return InetAddresses.toAddrString(address);
     }
     if (DIGITS_AND_DOTS.matcher(ip).matches()) {
       if (!InetAddresses.isInetAddress(ip)) {
-        throw RegistryException.invalid(field + " '" + ip + "' is not a valid IPv4 address");
+        throw new RuleViolation(field + " '" + ip + "' is not a valid IPv4 address");
       }
       return ip;
     }
     if (ip.isEmpty() || ip.length() > MAX_HOST_NAME_LENGTH) {
-      throw RegistryException.invalid(field + " must be an IP address or a host name of 1-253 characters");
+      throw new RuleViolation(field + " must be an IP address or a host name of 1-253 characters");
     }
     for (String label : ip.split("\\.", -1)) {
       if (!LABEL.matcher(label).matches()) {
-        throw RegistryException.invalid(field + " '" + ip + "' is neither an IP address nor a valid host name");
+        throw new RuleViolation(field + " '" + ip + "' is neither an IP address nor a valid host name");
       }
     }
     return ip;

@@ -1,0 +1,60 @@
+package io.reactiveregistry.protocol.rules;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** The rules for an instance's port, weight and metadata. */
+public final class InstanceRules {
+  public static final double DEFAULT_WEIGHT = 1.0;
+  public static final double MAX_WEIGHT = 10_000;
+  public static final int MAX_METADATA_ENTRIES = 64;
+  public static final int MAX_METADATA_BYTES = 16 * 1024;
+
+  private InstanceRules() {}
+
+  public static int port(String field, Integer port) {
+    if (port == null) {
+      throw new RuleViolation(field + " is required");
+    }
+    if (port < 1 || port > 65_535) {
+      throw new RuleViolation(field + " must be between 1 and 65535");
+    }
+    return port;
+  }
+
+  /** The weight, or the default 1.0 when absent. */
+  public static double weight(String field, Double weight) {
+    if (weight == null) {
+      return DEFAULT_WEIGHT;
+    }
+    if (!(weight >= 0 && weight <= MAX_WEIGHT)) {
+      throw new RuleViolation(field + " must be between 0 and 10000");
+    }
+    return weight;
+  }
+
+  /** The metadata, or an empty map when absent: at most 64 entries and 16 KiB of UTF-8 in all. */
+  public static Map<String, String> metadata(String field, Map<String, String> metadata) {
+    if (metadata == null || metadata.isEmpty()) {
+      return Map.of();
+    }
+    if (metadata.size() > MAX_METADATA_ENTRIES) {
+      throw new RuleViolation(field + " must have at most 64 entries (has " + metadata.size() + ")");
+    }
+    long bytes = 0;
+    for (Map.Entry<String, String> entry : metadata.entrySet()) {
+      if (entry.getKey() == null || entry.getKey().isEmpty()) {
+        throw new RuleViolation(field + " keys must not be empty");
+      }
+      if (entry.getValue() == null) {
+        throw new RuleViolation(field + " value of '" + entry.getKey() + "' must be a string, not null");
+      }
+      bytes += entry.getKey().getBytes(StandardCharsets.UTF_8).length
+          + entry.getValue().getBytes(StandardCharsets.UTF_8).length;
+    }
+    if (bytes > MAX_METADATA_BYTES) {
+      throw new RuleViolation(field + " must be at most 16 KiB in all (has " + bytes + " bytes)");
+    }
+    return metadata;
+  }
+}

@@ -1,0 +1,161 @@
+package io.reactiveregistry.client;
+
+import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.SetupData;
+import io.rsocket.RSocket;
+import io.rsocket.core.RSocketConnector;
+import io.rsocket.util.DefaultPayload;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.retry.Retry;
+
+/**
+ * Keeps one connection to one of the configured servers. When it is lost, it reconnects with
+ * exponential backoff and jitter, trying the servers in an order shuffled once per client (so a
+ * fleet does not stampede onto the same next server). Every new connection is published as a
+ * {@link Link}; its loss as an empty one.
+ */
+final class ConnectionManager implements Disposable {
+  private static final Logger log = LoggerFactory.getLogger(ConnectionManager.class);
+
+  /** One connection, numbered: registrations and watches redo their work on each new one. */
+  record Link(RSocket socket, long generation, URI server) {}
+
+  private final List<URI> servers;
+  private final String clientName;
+  private final Duration minBackoff;
+  private final Duration maxBackoff;
+  private final Duration connectTimeout;
+  private final ClientMeters meters;
+  private final Sinks.Many<Optional<Link>> links = Sinks.many().replay().latest();
+  private final AtomicInteger nextServer = new AtomicInteger();
+  private final AtomicLong generations = new AtomicLong();
+  private volatile boolean closed;
+  private volatile Disposable connecting;
+  private volatile Link current;
+
+  ConnectionManager(List<URI> servers, String clientName, Duration minBackoff, Duration maxBackoff,
+      Duration connectTimeout, RandomGenerator random, ClientMeters meters) {
+    List<URI> shuffled = new ArrayList<>(servers);
+    for (int i = shuffled.size() - 1; i > 0; i--) {
+      Collections.swap(shuffled, i, random.nextInt(i + 1));
+    }
+    this.servers = List.copyOf(shuffled);
+    this.clientName = clientName;
+    this.minBackoff = minBackoff;
+    this.maxBackoff = maxBackoff;
+    this.connectTimeout = connectTimeout;
+    this.meters = meters;
+  }
+
+  void start() {
+    connect();
+  }
+
+  /** The current link (replayed to late subscribers), then each change. Empty while disconnected. */
+  Flux<Optional<Link>> links() {
+    return links.asFlux();
+  }
+
+  /** The live connection, waiting up to {@code timeout} for one. */
+  Mono<Link> link(Duration timeout) {
+    return links.asFlux()
+        .filter(link -> link.isPresent() && !link.get().socket().isDisposed())
+        .map(Optional::get)
+        .next()
+        .timeout(timeout, Mono.error(() -> new RegistryUnavailableException(
+            "no registry server reachable within " + timeout + " (servers: " + servers + ")", null)));
+  }
+
+  boolean connected() {
+    Link link = current;
+    return link != null && !link.socket().isDisposed();
+  }
+
+  private void connect() {
+    connecting = Mono.defer(this::connectOnce)
+        .retryWhen(Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).jitter(0.5)
+            .filter(error -> !closed)
+            .doBeforeRetry(signal -> log.debug("connect attempt {} failed: {}", signal.totalRetries() + 1,
+                signal.failure().toString())))
+        .subscribe(this::connected, error -> log.debug("stopped connecting: {}", error.toString()));
+  }
+
+  private Mono<Link> connectOnce() {
+    URI server = servers.get(Math.floorMod(nextServer.getAndIncrement(), servers.size()));
+    String setup = JsonCodec.json().encodeToString(new SetupData(clientName, ClientVersion.VERSION));
+    return RSocketConnector.create()
+        .dataMimeType(Protocol.DATA_MIME_TYPE)
+        .metadataMimeType(Protocol.METADATA_MIME_TYPE)
+        .setupPayload(DefaultPayload.create(setup))
+        .connect(ClientTransports.tcp(server.getHost(), server.getPort()))
+        .timeout(connectTimeout)
+        .map(socket -> new Link(socket, generations.incrementAndGet(), server));
+  }
+
+  private void connected(Link link) {
+    if (closed) {
+      link.socket().dispose();
+      return;
+    }
+    current = link;
+    meters.connected(true);
+    if (link.generation() > 1) {
+      meters.reconnected();
+    }
+    log.info("connected to registry {} (connection {})", link.server(), link.generation());
+    publish(Optional.of(link));
+    link.socket().onClose()
+        .doFinally(signal -> {
+          if (closed) {
+            return;
+          }
+          current = null;
+          meters.connected(false);
+          log.warn("lost the connection to registry {}; reconnecting", link.server());
+          publish(Optional.empty());
+          connect();
+        })
+        .subscribe(null, error -> { });
+  }
+
+  private synchronized void publish(Optional<Link> link) {
+    links.tryEmitNext(link);
+  }
+
+  @Override
+  public void dispose() {
+    closed = true;
+    Disposable attempt = connecting;
+    if (attempt != null) {
+      attempt.dispose();
+    }
+    Link link = current;
+    if (link != null) {
+      link.socket().dispose();
+    }
+    synchronized (this) {
+      links.tryEmitComplete();
+    }
+    meters.connected(false);
+  }
+
+  @Override
+  public boolean isDisposed() {
+    return closed;
+  }
+}

@@ -1,0 +1,180 @@
+package io.reactiveregistry.client;
+
+import io.reactiveregistry.client.ConnectionManager.Link;
+import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.message.DeregisterResult;
+import io.reactiveregistry.protocol.message.Heartbeat;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceRef;
+import io.reactiveregistry.protocol.message.RegisterResult;
+import io.reactiveregistry.protocol.message.Registration;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The client's registrations: registers, heartbeats each instance on the connection it was
+ * registered on, and registers every active instance again (same instanceId) on each new
+ * connection — the "redo" that makes a server restart or failover invisible to the application.
+ */
+final class Registrar implements Disposable {
+  private static final Logger log = LoggerFactory.getLogger(Registrar.class);
+
+  private final ConnectionManager connections;
+  private final Duration requestTimeout;
+  private final Set<Active> active = ConcurrentHashMap.newKeySet();
+  private final Disposable redo;
+
+  Registrar(ConnectionManager connections, Duration requestTimeout) {
+    this.connections = connections;
+    this.requestTimeout = requestTimeout;
+    this.redo = connections.links().filter(Optional::isPresent).map(Optional::get).subscribe(this::redo);
+  }
+
+  int count() {
+    return active.size();
+  }
+
+  Set<Active> active() {
+    return active;
+  }
+
+  Mono<io.reactiveregistry.client.Registration> register(ServiceName service, boolean ephemeral, InstanceBody instance) {
+    Registration body = new Registration(service.namespace(), service.group(), service.service(), ephemeral, instance);
+    return connections.link(requestTimeout).flatMap(link -> send(link, body).map(result -> {
+      Active registration = new Active(service, ephemeral, instance, result);
+      active.add(registration);
+      registration.keepAlive(link, result.heartbeatIntervalMs());
+      return (io.reactiveregistry.client.Registration) registration;
+    }));
+  }
+
+  private Mono<RegisterResult> send(Link link, Registration body) {
+    return link.socket().requestResponse(Wire.payload(Route.INSTANCE_REGISTER.routeName(), body))
+        .map(answer -> Wire.decode(answer, RegisterResult.class))
+        .timeout(requestTimeout)
+        .onErrorMap(Wire::translate);
+  }
+
+  /** On a new connection, every registration made on an older one is made again. */
+  private void redo(Link link) {
+    for (Active registration : active) {
+      if (registration.generation < link.generation()) {
+        send(link, registration.body())
+            .subscribe(result -> {
+              if (registration.isActive()) {
+                registration.keepAlive(link, result.heartbeatIntervalMs());
+              }
+            }, error -> log.warn("could not register {} again on {}: {}", registration.instanceId(), link.server(),
+                error.toString()));
+      }
+    }
+  }
+
+  @Override
+  public void dispose() {
+    redo.dispose();
+    active.forEach(Active::stopHeartbeats);
+  }
+
+  /** A live registration. */
+  final class Active implements io.reactiveregistry.client.Registration {
+    private final ServiceName service;
+    private final boolean ephemeral;
+    private final InstanceBody instance;
+    private final String instanceId;
+    private volatile long intervalMs;
+    private volatile long generation;
+    private volatile Disposable heartbeats;
+
+    Active(ServiceName service, boolean ephemeral, InstanceBody instance, RegisterResult result) {
+      this.service = service;
+      this.ephemeral = ephemeral;
+      this.instance = instance;
+      this.instanceId = result.instanceId();
+      this.intervalMs = result.heartbeatIntervalMs();
+    }
+
+    Registration body() {
+      return new Registration(service.namespace(), service.group(), service.service(), ephemeral, instance);
+    }
+
+    /** Heartbeats on this connection until it closes; persistent instances need none. */
+    synchronized void keepAlive(Link link, long heartbeatIntervalMs) {
+      generation = link.generation();
+      intervalMs = heartbeatIntervalMs;
+      stopHeartbeats();
+      if (!ephemeral) {
+        return;
+      }
+      Heartbeat beat = new Heartbeat(service.namespace(), service.group(), service.service(), instance);
+      Duration interval = Duration.ofMillis(heartbeatIntervalMs);
+      heartbeats = Flux.interval(interval, interval)
+          .onBackpressureDrop()
+          .takeUntilOther(link.socket().onClose().onErrorResume(e -> Mono.empty()))
+          .concatMap(tick -> link.socket().fireAndForget(Wire.payload(Route.INSTANCE_HEARTBEAT.routeName(), beat))
+              .onErrorResume(e -> Mono.empty()))
+          .subscribe();
+    }
+
+    synchronized void stopHeartbeats() {
+      Disposable running = heartbeats;
+      if (running != null) {
+        running.dispose();
+      }
+    }
+
+    @Override
+    public ServiceName service() {
+      return service;
+    }
+
+    @Override
+    public InstanceBody instance() {
+      return instance;
+    }
+
+    @Override
+    public String instanceId() {
+      return instanceId;
+    }
+
+    @Override
+    public Duration heartbeatInterval() {
+      return Duration.ofMillis(intervalMs);
+    }
+
+    @Override
+    public boolean isActive() {
+      return active.contains(this);
+    }
+
+    @Override
+    public Mono<Boolean> deregister() {
+      return Mono.defer(() -> {
+        if (!active.remove(this)) {
+          return Mono.just(false);
+        }
+        stopHeartbeats();
+        InstanceRef ref = new InstanceRef(service.namespace(), service.group(), service.service(),
+            InstanceBody.ref(instance.ip(), instance.port(), instance.cluster()));
+        return connections.link(requestTimeout)
+            .flatMap(link -> link.socket().requestResponse(Wire.payload(Route.INSTANCE_DEREGISTER.routeName(), ref)))
+            .map(answer -> Wire.decode(answer, DeregisterResult.class).removed())
+            .timeout(requestTimeout)
+            .onErrorMap(Wire::translate);
+      });
+    }
+
+    @Override
+    public String toString() {
+      return "Registration[" + service + " " + instanceId + "]";
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.reactiveregistry.client;
+
+import io.reactiveregistry.protocol.message.InstanceBody;
+import java.time.Duration;
+import reactor.core.publisher.Mono;
+
+/**
+ * An instance this client keeps registered: it heartbeats at the interval the server asked for
+ * and registers the instance again after every reconnect, until {@link #deregister()}.
+ */
+public interface Registration {
+  ServiceName service();
+
+  /** The instance as registered (ip, port, cluster, weight, enabled, metadata). */
+  InstanceBody instance();
+
+  /** {@code ip#port#cluster}. */
+  String instanceId();
+
+  /** The heartbeat interval the server returned. */
+  Duration heartbeatInterval();
+
+  /** False once deregistered or once the client is closed. */
+  boolean isActive();
+
+  /**
+   * Stops heartbeating and removes the instance from the registry.
+   *
+   * @return whether the server removed it (false: it was already gone)
+   */
+  Mono<Boolean> deregister();
+}

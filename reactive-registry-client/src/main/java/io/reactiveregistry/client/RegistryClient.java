@@ -1,0 +1,280 @@
+package io.reactiveregistry.client;
+
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.Query;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.rules.Addresses;
+import io.reactiveregistry.protocol.rules.InstanceRules;
+import io.reactiveregistry.protocol.rules.Names;
+import io.reactiveregistry.protocol.rules.RuleViolation;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.random.RandomGenerator;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The registry client of a reactive application: one connection to one of the configured
+ * servers, kept alive across restarts and failovers.
+ *
+ * <pre>{@code
+ * RegistryClient registry = RegistryClient.builder()
+ *     .servers("tcp://127.0.0.1:7070")
+ *     .clientName("orders-app")
+ *     .build();
+ * Registration me = registry.register(ServiceName.of("orders"), InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of()))
+ *     .block();
+ * registry.watch(ServiceName.of("payments")).subscribe(view -> ...);
+ * InstanceBody target = registry.choose(ServiceName.of("payments")).block();
+ * registry.close().block();
+ * }</pre>
+ *
+ * <p>Every method is non-blocking. Refusals come out as {@link RegistryErrorException} with the
+ * contract's code; no server within the request timeout as {@link RegistryUnavailableException}.
+ */
+public final class RegistryClient {
+  private final ConnectionManager connections;
+  private final Registrar registrar;
+  private final Watches watches;
+  private final InstanceChooser chooser;
+  private final Duration requestTimeout;
+  private final boolean deregisterOnClose;
+
+  private RegistryClient(Builder builder) {
+    ClientMeters meters = ClientMeters.of(builder.meterRegistry);
+    this.connections = new ConnectionManager(builder.servers, builder.clientName, builder.minBackoff,
+        builder.maxBackoff, builder.connectTimeout, builder.random, meters);
+    this.registrar = new Registrar(connections, builder.requestTimeout);
+    this.watches = new Watches(connections, builder.watchGracePeriod, builder.reconnectSettle);
+    this.chooser = new InstanceChooser(builder.random);
+    this.requestTimeout = builder.requestTimeout;
+    this.deregisterOnClose = builder.deregisterOnClose;
+    meters.bind(registrar::count, watches::count);
+    connections.start();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Registers an ephemeral instance and keeps it registered until {@link Registration#deregister()}. */
+  public Mono<Registration> register(ServiceName service, InstanceBody instance) {
+    return register(service, instance, true);
+  }
+
+  /**
+   * Registers an instance. A persistent one ({@code ephemeral = false}) is not heartbeated: the
+   * server checks it itself and keeps it until it is deregistered.
+   */
+  public Mono<Registration> register(ServiceName service, InstanceBody instance, boolean ephemeral) {
+    return Mono.defer(() -> registrar.register(service, ephemeral, checked(instance)));
+  }
+
+  /** One snapshot of a service's view. */
+  public Mono<ServiceSnapshot> query(ServiceName service) {
+    return query(service, List.of(), false);
+  }
+
+  public Mono<ServiceSnapshot> query(ServiceName service, List<String> clusters, boolean healthyOnly) {
+    return Mono.defer(() -> {
+      Query query = new Query(service.namespace(), service.group(), service.service(), clusters(clusters),
+          healthyOnly);
+      return connections.link(requestTimeout)
+          .flatMap(link -> link.socket().requestResponse(Wire.payload(Route.SERVICE_QUERY.routeName(), query)))
+          .map(answer -> Wire.decode(answer, ServiceSnapshot.class))
+          .timeout(requestTimeout)
+          .onErrorMap(Wire::translate);
+    });
+  }
+
+  /**
+   * Complete, folded views of a service, pushed as it changes. Callers watching the same view
+   * share one server subscription and get the latest view at once; across reconnects the view is
+   * kept (flagged stale) and then continues from a fresh snapshot.
+   */
+  public Flux<ServiceView> watch(ServiceName service) {
+    return watch(service, List.of(), false);
+  }
+
+  public Flux<ServiceView> watch(ServiceName service, List<String> clusters, boolean healthyOnly) {
+    return Flux.defer(() -> watches.watch(Watches.key(service, clusters(clusters), healthyOnly)));
+  }
+
+  /** The raw events of a view (SNAPSHOT, UPSERT, REMOVE, SERVICE_DELETED), resubscribed after reconnects. */
+  public Flux<ServiceEvent> events(ServiceName service, List<String> clusters, boolean healthyOnly) {
+    return Flux.defer(() -> watches.events(Watches.key(service, clusters(clusters), healthyOnly)));
+  }
+
+  /** One instance to call: weighted random among healthy, enabled instances of weight above 0. */
+  public Mono<InstanceBody> choose(ServiceName service) {
+    return choose(service, null);
+  }
+
+  /** As {@link #choose(ServiceName)}, preferring {@code cluster} when it has any such instance. */
+  public Mono<InstanceBody> choose(ServiceName service, String cluster) {
+    return watch(service).next().map(view -> chooser.choose(view, cluster));
+  }
+
+  public boolean isConnected() {
+    return connections.connected();
+  }
+
+  /** The instances this client keeps registered. */
+  public List<Registration> registrations() {
+    return new ArrayList<>(registrar.active());
+  }
+
+  /**
+   * Deregisters what this client registered (unless built with {@code deregisterOnClose(false)})
+   * and closes the connection; watches end.
+   */
+  public Mono<Void> close() {
+    Mono<Void> deregister = deregisterOnClose
+        ? Flux.fromIterable(registrar.active()).flatMap(r -> r.deregister().onErrorResume(e -> Mono.empty()))
+            .then().timeout(requestTimeout, Mono.empty())
+        : Mono.empty();
+    return deregister.then(Mono.fromRunnable(() -> {
+      registrar.dispose();
+      connections.dispose();
+    }));
+  }
+
+  /** {@link #close()}, waiting for it: for shutdown hooks and tests, never on an event-loop thread. */
+  public void closeAndWait() {
+    close().block(requestTimeout.multipliedBy(2));
+  }
+
+  private static List<String> clusters(List<String> clusters) {
+    if (clusters == null) {
+      return List.of();
+    }
+    for (int i = 0; i < clusters.size(); i++) {
+      try {
+        Names.require("clusters[" + i + "]", clusters.get(i));
+      } catch (RuleViolation violation) {
+        throw new RegistryErrorException(ErrorCode.INVALID_PARAM, violation.getMessage());
+      }
+    }
+    return List.copyOf(clusters);
+  }
+
+  /** The rules the server applies, checked before sending: same rules, same words. */
+  private static InstanceBody checked(InstanceBody instance) {
+    try {
+      if (instance == null) {
+        throw new RuleViolation("instance is required");
+      }
+      String ip = Addresses.normalize("instance.ip", instance.ip());
+      InstanceRules.port("instance.port", instance.port());
+      if (instance.cluster() != null) {
+        Names.require("instance.cluster", instance.cluster());
+      }
+      InstanceRules.weight("instance.weight", instance.weight());
+      InstanceRules.metadata("instance.metadata", instance.metadata());
+      String cluster = instance.cluster() == null ? "DEFAULT" : instance.cluster();
+      return new InstanceBody(null, ip, instance.port(), cluster, instance.weight(), instance.enabled(), null, null,
+          instance.metadata());
+    } catch (RuleViolation violation) {
+      throw new RegistryErrorException(ErrorCode.INVALID_PARAM, violation.getMessage());
+    }
+  }
+
+  /** Settings of a {@link RegistryClient}; {@link #build()} starts connecting in the background. */
+  public static final class Builder {
+    private final List<URI> servers = new ArrayList<>();
+    private String clientName = "reactive-registry-client";
+    private Duration minBackoff = Duration.ofMillis(100);
+    private Duration maxBackoff = Duration.ofSeconds(5);
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration requestTimeout = Duration.ofSeconds(10);
+    private Duration watchGracePeriod = Duration.ofSeconds(30);
+    private Duration reconnectSettle = Duration.ofSeconds(3);
+    private boolean deregisterOnClose = true;
+    private RandomGenerator random = new Random();
+    private Object meterRegistry;
+
+    private Builder() {}
+
+    /** Server addresses, {@code tcp://host:port}; the client uses one at a time and fails over. */
+    public Builder servers(String... addresses) {
+      for (String address : addresses) {
+        URI uri = URI.create(address);
+        if (!"tcp".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 1) {
+          throw new IllegalArgumentException("a server address looks like tcp://127.0.0.1:7070, not " + address);
+        }
+        servers.add(uri);
+      }
+      return this;
+    }
+
+    /** Labels the connection in the server's logs. */
+    public Builder clientName(String value) {
+      this.clientName = value;
+      return this;
+    }
+
+    /** Reconnect delays: exponential from {@code min} up to {@code max}, with jitter. */
+    public Builder reconnectBackoff(Duration min, Duration max) {
+      this.minBackoff = min;
+      this.maxBackoff = max;
+      return this;
+    }
+
+    public Builder connectTimeout(Duration value) {
+      this.connectTimeout = value;
+      return this;
+    }
+
+    /** How long a request waits for a connection and an answer. */
+    public Builder requestTimeout(Duration value) {
+      this.requestTimeout = value;
+      return this;
+    }
+
+    /** How long a watched view stays subscribed after its last subscriber leaves. */
+    public Builder watchGracePeriod(Duration value) {
+      this.watchGracePeriod = value;
+      return this;
+    }
+
+    /**
+     * After a reconnect, how long a watch keeps its last non-empty view rather than show an empty
+     * one: long enough for the fleet to register again on a restarted server (default 3 s).
+     */
+    public Builder reconnectSettle(Duration value) {
+      this.reconnectSettle = value;
+      return this;
+    }
+
+    /** Whether {@link RegistryClient#close()} deregisters this client's instances (default true). */
+    public Builder deregisterOnClose(boolean value) {
+      this.deregisterOnClose = value;
+      return this;
+    }
+
+    /** The randomness of server order and {@code choose}; a seeded one makes tests repeatable. */
+    public Builder random(RandomGenerator value) {
+      this.random = value;
+      return this;
+    }
+
+    /** Records the client's meters in this Micrometer {@code MeterRegistry}. */
+    public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry value) {
+      this.meterRegistry = value;
+      return this;
+    }
+
+    public RegistryClient build() {
+      if (servers.isEmpty()) {
+        throw new IllegalStateException("at least one server address is needed: servers(\"tcp://127.0.0.1:7070\")");
+      }
+      return new RegistryClient(this);
+    }
+  }
+}

@@ -1,0 +1,10 @@
+package io.reactiveregistry.client;
+
+/** No registry server could be reached in time. */
+public final class RegistryUnavailableException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  public RegistryUnavailableException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

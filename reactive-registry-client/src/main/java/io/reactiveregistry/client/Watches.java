@@ -1,0 +1,146 @@
+package io.reactiveregistry.client;
+
+import io.reactiveregistry.client.ConnectionManager.Link;
+import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.Query;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Watched views. One server subscription per distinct view however many callers watch it; the
+ * latest view is replayed to late subscribers; after the last subscriber leaves the subscription
+ * is kept for a grace period, then released. On every new connection the view is subscribed
+ * again and continues from a fresh snapshot; while disconnected the last view is repeated,
+ * flagged stale, and an empty snapshot right after a reconnect is held back (see
+ * {@link #holdBackEmpty}).
+ */
+final class Watches {
+  /** What is watched: a service, some clusters (empty: all), healthy-only or not. */
+  record Key(ServiceName service, List<String> clusters, boolean healthyOnly) {}
+
+  private final ConnectionManager connections;
+  private final Duration grace;
+  private final Duration settle;
+  private final Map<Key, Flux<ServiceView>> shared = new ConcurrentHashMap<>();
+  private final Map<Key, Boolean> live = new ConcurrentHashMap<>();
+
+  Watches(ConnectionManager connections, Duration grace, Duration settle) {
+    this.connections = connections;
+    this.grace = grace;
+    this.settle = settle;
+  }
+
+  /** How many distinct views currently hold a server subscription. */
+  int count() {
+    return live.size();
+  }
+
+  Flux<ServiceView> watch(Key key) {
+    return shared.computeIfAbsent(key, this::share);
+  }
+
+  /** Raw events across reconnects: each new connection starts with a fresh SNAPSHOT. */
+  Flux<ServiceEvent> events(Key key) {
+    return connections.links().switchMap(link -> link.isPresent() ? stream(link.get(), key) : Flux.never());
+  }
+
+  private Flux<ServiceView> share(Key key) {
+    AtomicReference<ServiceView> last = new AtomicReference<>();
+    return connections.links()
+        .switchMap(link -> {
+          if (link.isEmpty()) {
+            ServiceView seen = last.get();
+            return seen == null ? Flux.<ServiceView>never() : Flux.just(seen.asStale()).concatWith(Flux.never());
+          }
+          Flux<ServiceView> fresh = fold(key, stream(link.get(), key));
+          ServiceView seen = last.get();
+          return seen == null || seen.instances().isEmpty() ? fresh : holdBackEmpty(fresh);
+        })
+        .doOnNext(last::set)
+        .doOnSubscribe(s -> live.put(key, Boolean.TRUE))
+        .doFinally(signal -> live.remove(key))
+        .replay(1)
+        .refCount(1, grace);
+  }
+
+  /**
+   * After a reconnect the server may be one that restarted and has not yet heard from the clients
+   * that are about to register again; its empty snapshot would empty every caller's view. So an
+   * empty view that would replace a non-empty one is held back for the settle window: the first
+   * non-empty view passes at once; an empty one is shown only if the service is still empty when
+   * the window ends (then it is the truth). The stale view stays meanwhile.
+   */
+  private Flux<ServiceView> holdBackEmpty(Flux<ServiceView> fresh) {
+    return Flux.defer(() -> {
+      AtomicBoolean settled = new AtomicBoolean();
+      AtomicReference<ServiceView> heldBack = new AtomicReference<>();
+      Flux<ServiceView> passed = fresh.filter(view -> {
+        if (settled.get() || !view.instances().isEmpty()) {
+          settled.set(true);
+          return true;
+        }
+        heldBack.set(view);
+        return false;
+      });
+      Flux<ServiceView> release = Mono.delay(settle).flatMapMany(tick -> {
+        ServiceView held = heldBack.get();
+        return settled.compareAndSet(false, true) && held != null ? Flux.just(held) : Flux.empty();
+      });
+      return Flux.merge(passed, release);
+    });
+  }
+
+  private Flux<ServiceEvent> stream(Link link, Key key) {
+    Query query = new Query(key.service().namespace(), key.service().group(), key.service().service(),
+        key.clusters(), key.healthyOnly());
+    return link.socket().requestStream(Wire.payload(Route.SERVICE_SUBSCRIBE.routeName(), query))
+        .map(payload -> Wire.decode(payload, ServiceEvent.class))
+        // A refusal ends the watch with a typed error; a lost connection waits for the next one.
+        .onErrorResume(error -> Wire.isRefusal(error) ? Flux.error(Wire.translate(error)) : Flux.never())
+        .concatWith(Flux.never());
+  }
+
+  /** Applies each event to the view of the current subscription; nothing is shown before its snapshot. */
+  private static Flux<ServiceView> fold(Key key, Flux<ServiceEvent> events) {
+    return Flux.defer(() -> {
+      Map<String, InstanceBody> instances = new LinkedHashMap<>();
+      boolean[] snapshotSeen = {false};
+      boolean[] protection = {false};
+      return events.handle((event, sink) -> {
+        switch (event.type()) {
+          case ServiceEvent.SNAPSHOT -> {
+            instances.clear();
+            for (InstanceBody instance : event.instances()) {
+              instances.put(instance.instanceId(), instance);
+            }
+            protection[0] = Boolean.TRUE.equals(event.protectionTriggered());
+            snapshotSeen[0] = true;
+          }
+          case ServiceEvent.UPSERT -> instances.put(event.instance().instanceId(), event.instance());
+          case ServiceEvent.REMOVE -> instances.remove(event.instanceId());
+          case ServiceEvent.SERVICE_DELETED -> instances.clear();
+          default -> {
+            return; // a type added by a newer server
+          }
+        }
+        if (snapshotSeen[0]) {
+          sink.next(new ServiceView(key.service(), event.revision(), protection[0], List.copyOf(instances.values()),
+              false));
+        }
+      });
+    });
+  }
+
+  static Key key(ServiceName service, List<String> clusters, boolean healthyOnly) {
+    return new Key(service, clusters == null ? List.of() : List.copyOf(clusters), healthyOnly);
+  }
+}

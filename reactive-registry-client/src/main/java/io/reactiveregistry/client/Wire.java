@@ -1,0 +1,58 @@
+package io.reactiveregistry.client;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.codec.MalformedBodyException;
+import io.reactiveregistry.protocol.codec.RouteMetadata;
+import io.reactiveregistry.protocol.message.ErrorBody;
+import io.rsocket.Payload;
+import io.rsocket.exceptions.ApplicationErrorException;
+import io.rsocket.util.ByteBufPayload;
+
+/** Bodies to payloads and back, and wire errors to typed exceptions: the client's one mapping. */
+final class Wire {
+  private static final JsonCodec json = JsonCodec.json();
+
+  private Wire() {}
+
+  static Payload payload(String route, Object body) {
+    return ByteBufPayload.create(Unpooled.wrappedBuffer(json.encode(body)),
+        RouteMetadata.encode(ByteBufAllocator.DEFAULT, route));
+  }
+
+  static <T> T decode(Payload payload, Class<T> type) {
+    try {
+      return json.decode(payload.sliceData(), type);
+    } finally {
+      payload.release();
+    }
+  }
+
+  /** A contract error as {@link RegistryErrorException}, by its code, never by its text. */
+  static Throwable translate(Throwable error) {
+    if (error instanceof ApplicationErrorException wire) {
+      try {
+        ErrorBody body = json.decode(wire.getMessage(), ErrorBody.class);
+        return new RegistryErrorException(code(body.code()), body.message());
+      } catch (MalformedBodyException notJson) {
+        return new RegistryErrorException(ErrorCode.INTERNAL, wire.getMessage());
+      }
+    }
+    return error;
+  }
+
+  /** True for the errors a contract refusal produces; false for a lost connection. */
+  static boolean isRefusal(Throwable error) {
+    return error instanceof ApplicationErrorException || error instanceof RegistryErrorException;
+  }
+
+  private static ErrorCode code(String code) {
+    try {
+      return ErrorCode.valueOf(code);
+    } catch (IllegalArgumentException | NullPointerException unknown) {
+      return ErrorCode.INTERNAL; // a code added by a newer server
+    }
+  }
+}

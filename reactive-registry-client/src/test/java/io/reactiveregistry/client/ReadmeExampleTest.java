@@ -1,0 +1,66 @@
+package io.reactiveregistry.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.server.RegistryServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+
+/** The README's "Using the Java client" example: compiled, run against a real server, and kept verbatim in the README. */
+class ReadmeExampleTest {
+
+  /** The README shows the body of this method, between the markers, exactly. */
+  static InstanceBody example(String serverAddress) {
+    // README:start
+    RegistryClient registry = RegistryClient.builder()
+        .servers(serverAddress)                       // e.g. "tcp://127.0.0.1:7070"; list several to fail over
+        .clientName("orders-app")
+        .build();
+
+    // Register this application; the client heartbeats and registers again after reconnects.
+    Registration me = registry.register(ServiceName.of("orders"),
+            InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of("zone", "a")))
+        .block();
+
+    // Watch a service you call: complete views, pushed on every change.
+    Disposable watching = registry.watch(ServiceName.of("orders"))
+        .subscribe(view -> System.out.println(view.instances().size() + " instance(s) of orders"));
+
+    // Pick an instance to call: weighted random among healthy, enabled ones.
+    InstanceBody target = registry.choose(ServiceName.of("orders")).block();
+
+    watching.dispose();
+    registry.close().block();                         // deregisters what it registered
+    // README:end
+    assertThat(me.instanceId()).isEqualTo("127.0.0.5#8080#DEFAULT");
+    return target;
+  }
+
+  @Test
+  void theReadmeExampleRuns() {
+    RegistryServer server = TestServers.start(0);
+    try {
+      assertThat(example(TestServers.address(server)).ip()).isEqualTo("127.0.0.5");
+    } finally {
+      server.disposeNow(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void theReadmeShowsTheExampleVerbatim() throws IOException {
+    String source = Files.readString(Path.of("src/test/java/io/reactiveregistry/client/ReadmeExampleTest.java"));
+    String body = source.substring(source.indexOf("// README:start") + "// README:start".length(),
+        source.indexOf("    // README:end"));
+    String example = body.lines().map(line -> line.replaceFirst("^    ", ""))
+        .collect(Collectors.joining("\n")).strip();
+    String readme = Files.readString(Path.of("../README.md"));
+    assertThat(readme).as("README.md must show the example of ReadmeExampleTest verbatim").contains(example);
+  }
+}

@@ -1,0 +1,177 @@
+package io.reactiveregistry.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.server.RegistryServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.test.StepVerifier;
+
+/** The client against a real server over loopback. */
+class RegistryClientTest {
+  private static final ServiceName ORDERS = ServiceName.of("orders");
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final RegistryServer server = TestServers.start(0);
+  private final List<RegistryClient> clients = new CopyOnWriteArrayList<>();
+
+  @AfterEach
+  void stop() {
+    clients.forEach(RegistryClient::closeAndWait);
+    server.disposeNow(Duration.ofSeconds(5));
+  }
+
+  private RegistryClient client(String name) {
+    return client(RegistryClient.builder().servers(TestServers.address(server)).clientName(name));
+  }
+
+  private RegistryClient client(RegistryClient.Builder builder) {
+    RegistryClient client = builder.build();
+    clients.add(client);
+    return client;
+  }
+
+  private static InstanceBody instance(String ip, int port) {
+    return InstanceBody.of(ip, port, null, 1.0, Map.of());
+  }
+
+  @Test
+  void aRegistrationStaysAliveByHeartbeatsAtTheIntervalTheServerReturned() throws Exception {
+    RegistryClient app = client("orders-app");
+
+    Registration registration = app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
+
+    assertThat(registration.instanceId()).isEqualTo("127.0.0.5#8080#DEFAULT");
+    assertThat(registration.heartbeatInterval()).isEqualTo(Duration.ofMillis(100));
+    Thread.sleep(1_500); // well past the 800 ms delete timeout: only heartbeats keep it
+    ServiceSnapshot snapshot = app.query(ORDERS).block(WAIT);
+    assertThat(snapshot.instances()).singleElement().satisfies(i -> assertThat(i.healthy()).isTrue());
+  }
+
+  @Test
+  void deregisterRemovesTheInstanceAndCloseDeregistersTheRest() {
+    RegistryClient app = client("orders-app");
+    RegistryClient other = client("other");
+    Registration first = app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
+    app.register(ORDERS, instance("127.0.0.6", 8080)).block(WAIT);
+
+    assertThat(first.deregister().block(WAIT)).isTrue();
+    assertThat(first.isActive()).isFalse();
+    assertThat(first.deregister().block(WAIT)).isFalse();
+    assertThat(other.query(ORDERS).block(WAIT).instances()).extracting(InstanceBody::ip).containsExactly("127.0.0.6");
+
+    app.close().block(WAIT);
+    assertThat(other.query(ORDERS).block(WAIT).instances()).isEmpty();
+  }
+
+  @Test
+  void watchFoldsEventsIntoCompleteViews() {
+    RegistryClient app = client("orders-app");
+    RegistryClient gateway = client("gateway");
+
+    StepVerifier.create(gateway.watch(ORDERS))
+        .then(() -> app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT))
+        .expectNextMatches(view -> view.instances().size() == 1 && !view.stale())
+        .then(() -> app.register(ORDERS, instance("127.0.0.6", 8080)).block(WAIT))
+        .expectNextMatches(view -> view.instances().size() == 2)
+        .then(() -> app.registrations().get(0).deregister().block(WAIT))
+        .expectNextMatches(view -> view.instances().size() == 1)
+        .thenCancel()
+        .verify(WAIT);
+  }
+
+  @Test
+  void watchersOfOneViewShareOneServerSubscriptionAndLateOnesGetTheLatestView() {
+    RegistryClient app = client("orders-app");
+    RegistryClient gateway = client(RegistryClient.builder().servers(TestServers.address(server))
+        .watchGracePeriod(Duration.ofMillis(100)));
+    app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
+
+    List<ServiceView> first = new CopyOnWriteArrayList<>();
+    Disposable a = gateway.watch(ORDERS).subscribe(first::add);
+    await().atMost(WAIT).until(() -> !first.isEmpty());
+
+    StepVerifier.create(gateway.watch(ORDERS).take(1))
+        .expectNextMatches(view -> view.instances().size() == 1)
+        .verifyComplete();
+    Disposable b = gateway.watch(ORDERS).subscribe();
+    assertThat(server.runtime().subscriberCount()).isEqualTo(1);
+
+    a.dispose();
+    b.dispose();
+    await().atMost(WAIT).until(() -> server.runtime().subscriberCount() == 0);
+  }
+
+  @Test
+  void chooseFollowsWeightsAmongInstancesThatServeTraffic() {
+    RegistryClient app = client("orders-app");
+    RegistryClient caller = client(RegistryClient.builder().servers(TestServers.address(server))
+        .random(new java.util.Random(42)));
+    app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 3.0, Map.of())).block(WAIT);
+    app.register(ORDERS, InstanceBody.of("127.0.0.6", 8080, null, 1.0, Map.of())).block(WAIT);
+    app.register(ORDERS, InstanceBody.of("127.0.0.7", 8080, null, 0.0, Map.of())).block(WAIT);
+    await().atMost(WAIT).until(() -> caller.watch(ORDERS).blockFirst(WAIT).instances().size() == 3);
+
+    int heavy = 0;
+    for (int i = 0; i < 4_000; i++) {
+      String ip = caller.choose(ORDERS).block(WAIT).ip();
+      assertThat(ip).isNotEqualTo("127.0.0.7");
+      heavy += ip.equals("127.0.0.5") ? 1 : 0;
+    }
+    // Expected 3,000 of 4,000; the standard deviation is about 27, so this bound is 5 sigma.
+    assertThat(heavy).isBetween(2_865, 3_135);
+  }
+
+  @Test
+  void chooseOfAServiceWithNothingToCallIsAClearError() {
+    RegistryClient caller = client("caller");
+    RegistryClient app = client("app");
+    app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 0.0, Map.of())).block(WAIT);
+
+    StepVerifier.create(caller.choose(ORDERS))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(NoInstanceAvailableException.class)
+            .hasMessageContaining("public/DEFAULT_GROUP/orders"))
+        .verify(WAIT);
+  }
+
+  @Test
+  void mistakesAreRefusedBeforeSendingInTheServersWordsAndRefusalsAreTyped() {
+    RegistryClient app = client("orders-app");
+
+    assertThatThrownBy(() -> app.register(ORDERS, instance("127.0.0.5", 0)).block(WAIT))
+        .isInstanceOfSatisfying(RegistryErrorException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_PARAM))
+        .hasMessage("instance.port must be between 1 and 65535");
+    assertThatThrownBy(() -> ServiceName.of("or ders")).hasMessageContaining("service may contain only");
+
+    app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
+    assertThatThrownBy(() -> app.register(ORDERS, instance("127.0.0.6", 8080), false).block(WAIT))
+        .isInstanceOfSatisfying(RegistryErrorException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_TYPE_MISMATCH));
+  }
+
+  @Test
+  void metersShowConnectionRegistrationsAndWatches() {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    RegistryClient app = client(RegistryClient.builder().servers(TestServers.address(server)).meterRegistry(meters));
+    app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
+    Disposable watch = app.watch(ORDERS).subscribe();
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(meters.get("registry.client.connected").gauge().value()).isEqualTo(1.0);
+      assertThat(meters.get("registry.client.registrations").gauge().value()).isEqualTo(1.0);
+      assertThat(meters.get("registry.client.watches").gauge().value()).isEqualTo(1.0);
+    });
+    watch.dispose();
+  }
+}
