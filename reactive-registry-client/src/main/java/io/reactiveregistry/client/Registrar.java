@@ -22,19 +22,37 @@ import reactor.core.publisher.Mono;
  * The client's registrations: registers, heartbeats each instance on the connection it was
  * registered on, and registers every active instance again (same instanceId) on each new
  * connection — the "redo" that makes a server restart or failover invisible to the application.
+ *
+ * <p>Heartbeats are driven by one ticker per connection, not one timer per instance: each tick
+ * sends every heartbeat that has come due in one burst, which the transport writes and flushes
+ * together. A heartbeat names its instance, so a server that lost it (an expiry during a long
+ * pause) re-creates it.
  */
 final class Registrar implements Disposable {
   private static final Logger log = LoggerFactory.getLogger(Registrar.class);
+
+  /** How often the ticker looks for due heartbeats; a heartbeat is late by at most this much. */
+  private static final Duration TICK = Duration.ofMillis(250);
 
   private final ConnectionManager connections;
   private final Duration requestTimeout;
   private final Set<Active> active = ConcurrentHashMap.newKeySet();
   private final Disposable redo;
+  private final Disposable ticker;
 
   Registrar(ConnectionManager connections, Duration requestTimeout) {
     this.connections = connections;
     this.requestTimeout = requestTimeout;
     this.redo = connections.links().filter(Optional::isPresent).map(Optional::get).subscribe(this::redo);
+    this.ticker = Flux.interval(TICK, TICK).onBackpressureDrop().subscribe(tick -> sendDueHeartbeats());
+  }
+
+  /** Sends, on the connection each was registered on, every heartbeat whose time has come. */
+  private void sendDueHeartbeats() {
+    long now = System.nanoTime();
+    for (Active registration : active) {
+      registration.beatIfDue(now);
+    }
   }
 
   int count() {
@@ -80,7 +98,7 @@ final class Registrar implements Disposable {
   @Override
   public void dispose() {
     redo.dispose();
-    active.forEach(Active::stopHeartbeats);
+    ticker.dispose();
   }
 
   /** A live registration. */
@@ -89,9 +107,12 @@ final class Registrar implements Disposable {
     private final boolean ephemeral;
     private final InstanceBody instance;
     private final String instanceId;
+    /** The heartbeat's JSON: its body never changes, so it is encoded once. */
+    private final byte[] heartbeat;
     private volatile long intervalMs;
     private volatile long generation;
-    private volatile Disposable heartbeats;
+    private Link link;
+    private long nextBeatAt;
 
     Active(ServiceName service, boolean ephemeral, InstanceBody instance, RegisterResult result) {
       this.service = service;
@@ -99,35 +120,29 @@ final class Registrar implements Disposable {
       this.instance = instance;
       this.instanceId = result.instanceId();
       this.intervalMs = result.heartbeatIntervalMs();
+      this.heartbeat = Wire.encode(new Heartbeat(service.namespace(), service.group(), service.service(), instance));
     }
 
     Registration body() {
       return new Registration(service.namespace(), service.group(), service.service(), ephemeral, instance);
     }
 
-    /** Heartbeats on this connection until it closes; persistent instances need none. */
+    /** From now on, heartbeats go on this connection at this interval; persistent instances need none. */
     synchronized void keepAlive(Link link, long heartbeatIntervalMs) {
       generation = link.generation();
       intervalMs = heartbeatIntervalMs;
-      stopHeartbeats();
-      if (!ephemeral) {
-        return;
-      }
-      Heartbeat beat = new Heartbeat(service.namespace(), service.group(), service.service(), instance);
-      Duration interval = Duration.ofMillis(heartbeatIntervalMs);
-      heartbeats = Flux.interval(interval, interval)
-          .onBackpressureDrop()
-          .takeUntilOther(link.socket().onClose().onErrorResume(e -> Mono.empty()))
-          .concatMap(tick -> link.socket().fireAndForget(Wire.payload(Route.INSTANCE_HEARTBEAT.routeName(), beat))
-              .onErrorResume(e -> Mono.empty()))
-          .subscribe();
+      this.link = link;
+      nextBeatAt = System.nanoTime() + Duration.ofMillis(heartbeatIntervalMs).toNanos();
     }
 
-    synchronized void stopHeartbeats() {
-      Disposable running = heartbeats;
-      if (running != null) {
-        running.dispose();
+    synchronized void beatIfDue(long now) {
+      Link on = link;
+      if (!ephemeral || on == null || now < nextBeatAt || on.socket().isDisposed()) {
+        return;
       }
+      nextBeatAt = now + Duration.ofMillis(intervalMs).toNanos();
+      on.socket().fireAndForget(Wire.payload(Route.INSTANCE_HEARTBEAT.routeName(), heartbeat))
+          .subscribe(null, error -> { });
     }
 
     @Override
@@ -161,7 +176,6 @@ final class Registrar implements Disposable {
         if (!active.remove(this)) {
           return Mono.just(false);
         }
-        stopHeartbeats();
         InstanceRef ref = new InstanceRef(service.namespace(), service.group(), service.service(),
             InstanceBody.ref(instance.ip(), instance.port(), instance.cluster()));
         return connections.link(requestTimeout)

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Watched views. One server subscription per distinct view however many callers watch it; the
@@ -109,35 +110,60 @@ final class Watches {
         .concatWith(Flux.never());
   }
 
-  /** Applies each event to the view of the current subscription; nothing is shown before its snapshot. */
+  /**
+   * Applies every event to the subscription's state, and builds views from that state only as
+   * fast as they are taken: during a burst (a reconnect storm, a deploy) intermediate views are
+   * skipped and the next view shows everything up to the latest event. Each view is complete and
+   * correct at its revision; nothing is shown before the subscription's snapshot.
+   */
   private static Flux<ServiceView> fold(Key key, Flux<ServiceEvent> events) {
     return Flux.defer(() -> {
-      Map<String, InstanceBody> instances = new LinkedHashMap<>();
-      boolean[] snapshotSeen = {false};
-      boolean[] protection = {false};
-      return events.handle((event, sink) -> {
-        switch (event.type()) {
-          case ServiceEvent.SNAPSHOT -> {
-            instances.clear();
-            for (InstanceBody instance : event.instances()) {
-              instances.put(instance.instanceId(), instance);
-            }
-            protection[0] = Boolean.TRUE.equals(event.protectionTriggered());
-            snapshotSeen[0] = true;
-          }
-          case ServiceEvent.UPSERT -> instances.put(event.instance().instanceId(), event.instance());
-          case ServiceEvent.REMOVE -> instances.remove(event.instanceId());
-          case ServiceEvent.SERVICE_DELETED -> instances.clear();
-          default -> {
-            return; // a type added by a newer server
-          }
-        }
-        if (snapshotSeen[0]) {
-          sink.next(new ServiceView(key.service(), event.revision(), protection[0], List.copyOf(instances.values()),
-              false));
-        }
-      });
+      FoldedState state = new FoldedState(key.service());
+      return events
+          .filter(state::apply)
+          .onBackpressureLatest()
+          .publishOn(Schedulers.parallel(), 1)
+          .map(latest -> state.view());
     });
+  }
+
+  /** The instances of one subscription, folded from its events; applied and read under its own lock. */
+  private static final class FoldedState {
+    private final ServiceName service;
+    private final Map<String, InstanceBody> instances = new LinkedHashMap<>();
+    private boolean snapshotSeen;
+    private boolean protection;
+    private long revision;
+
+    FoldedState(ServiceName service) {
+      this.service = service;
+    }
+
+    /** Applies an event; true when there is a view to show. */
+    synchronized boolean apply(ServiceEvent event) {
+      switch (event.type()) {
+        case ServiceEvent.SNAPSHOT -> {
+          instances.clear();
+          for (InstanceBody instance : event.instances()) {
+            instances.put(instance.instanceId(), instance);
+          }
+          protection = Boolean.TRUE.equals(event.protectionTriggered());
+          snapshotSeen = true;
+        }
+        case ServiceEvent.UPSERT -> instances.put(event.instance().instanceId(), event.instance());
+        case ServiceEvent.REMOVE -> instances.remove(event.instanceId());
+        case ServiceEvent.SERVICE_DELETED -> instances.clear();
+        default -> {
+          return false; // a type added by a newer server
+        }
+      }
+      revision = event.revision();
+      return snapshotSeen;
+    }
+
+    synchronized ServiceView view() {
+      return new ServiceView(service, revision, protection, List.copyOf(instances.values()), false);
+    }
   }
 
   static Key key(ServiceName service, List<String> clusters, boolean healthyOnly) {

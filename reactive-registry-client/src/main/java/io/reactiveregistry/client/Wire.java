@@ -18,8 +18,17 @@ final class Wire {
   private Wire() {}
 
   static Payload payload(String route, Object body) {
-    return ByteBufPayload.create(Unpooled.wrappedBuffer(json.encode(body)),
+    return payload(route, json.encode(body));
+  }
+
+  /** A payload of JSON encoded earlier, e.g. a heartbeat whose body never changes. */
+  static Payload payload(String route, byte[] encodedJson) {
+    return ByteBufPayload.create(Unpooled.wrappedBuffer(encodedJson),
         RouteMetadata.encode(ByteBufAllocator.DEFAULT, route));
+  }
+
+  static byte[] encode(Object body) {
+    return json.encode(body);
   }
 
   static <T> T decode(Payload payload, Class<T> type) {

@@ -54,7 +54,7 @@ class RegistryClientTest {
 
     assertThat(registration.instanceId()).isEqualTo("127.0.0.5#8080#DEFAULT");
     assertThat(registration.heartbeatInterval()).isEqualTo(Duration.ofMillis(100));
-    Thread.sleep(1_500); // well past the 800 ms delete timeout: only heartbeats keep it
+    Thread.sleep(2_500); // past the 2 s delete timeout: only heartbeats keep it
     ServiceSnapshot snapshot = app.query(ORDERS).block(WAIT);
     assertThat(snapshot.instances()).singleElement().satisfies(i -> assertThat(i.healthy()).isTrue());
   }
@@ -81,6 +81,8 @@ class RegistryClientTest {
     RegistryClient gateway = client("gateway");
 
     StepVerifier.create(gateway.watch(ORDERS))
+        // The first view is the service as it is when the subscription reaches the server: empty.
+        .expectNextMatches(view -> view.instances().isEmpty() && !view.stale())
         .then(() -> app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT))
         .expectNextMatches(view -> view.instances().size() == 1 && !view.stale())
         .then(() -> app.register(ORDERS, instance("127.0.0.6", 8080)).block(WAIT))

@@ -12,9 +12,9 @@ final class TestServers {
 
   private TestServers() {}
 
-  /** Short heartbeat timings, so that a client that stopped heartbeating is noticed within a second. */
+  /** Short heartbeat timings, so that a client that stopped heartbeating is noticed within two seconds. */
   static ServerConfig config(int port) {
-    return ServerConfig.ephemeralLoopback().withTcpPort(port).withHeartbeat(new HeartbeatTimings(100, 400, 800));
+    return ServerConfig.ephemeralLoopback().withTcpPort(port).withHeartbeat(new HeartbeatTimings(100, 1_000, 2_000));
   }
 
   static synchronized RegistryServer start(int port) {
