@@ -1,7 +1,11 @@
 package io.reactiveregistry.server;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.reactiveregistry.server.audit.ChangeCounter;
+import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.core.Registry;
-import io.reactiveregistry.server.lifecycle.ExpiryTicker;
+import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
@@ -28,26 +32,37 @@ public final class RegistryServer implements Disposable {
   private final RSocketEndpoint endpoint;
   private final CloseableChannel tcp;
   private final Disposable ticker;
+  private final PrometheusMeterRegistry meters;
 
-  private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp, Disposable ticker) {
+  private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp, Disposable ticker,
+      PrometheusMeterRegistry meters) {
     this.runtime = runtime;
     this.endpoint = endpoint;
     this.tcp = tcp;
     this.ticker = ticker;
+    this.meters = meters;
+  }
+
+  /** The server's meters, in Prometheus text format by {@link PrometheusMeterRegistry#scrape()}. */
+  public PrometheusMeterRegistry meters() {
+    return meters;
   }
 
   /** Builds the server and binds its ports; the Mono completes once it accepts connections. */
   public static Mono<RegistryServer> start(ServerConfig config) {
     return Mono.defer(() -> {
+      PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       InstantSource clock = InstantSource.system();
-      Registry registry = new Registry(clock, config.registryConfig());
+      Registry registry = new Registry(clock, config.registryConfig(), config.lifecycle(), new java.util.Random());
       RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents()));
       ServerIdentity identity = new ServerIdentity(version(), UUID.randomUUID().toString(), clock.millis());
-      RSocketEndpoint endpoint = new RSocketEndpoint(runtime, identity, config.limits(), clock);
+      TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());
+      runtime.addListener(trace);
+      runtime.addListener(new ChangeCounter(meters));
+      RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock);
       return endpoint.bindTcp(config.host(), config.tcpPort()).map(tcp -> {
-        Disposable ticker = new ExpiryTicker(runtime, config.registryConfig().expiryBudget())
-            .start(config.expiryTick(), Schedulers.parallel());
-        return new RegistryServer(runtime, endpoint, tcp, ticker);
+        Disposable ticker = new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel());
+        return new RegistryServer(runtime, endpoint, tcp, ticker, meters);
       });
     });
   }

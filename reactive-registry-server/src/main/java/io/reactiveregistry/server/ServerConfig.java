@@ -1,6 +1,7 @@
 package io.reactiveregistry.server;
 
 import io.reactiveregistry.server.core.HeartbeatTimings;
+import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.RegistryConfig;
 import io.reactiveregistry.server.transport.ServerLimits;
 import java.time.Duration;
@@ -15,13 +16,14 @@ import java.time.Duration;
  * @param maxPendingEvents events one subscriber may have pending before they collapse into a snapshot
  * @param heartbeat default heartbeat timings
  * @param expiryTick how often heartbeat deadlines are applied
+ * @param lifecycle empty-service cleanup, override retention and self-preservation
  */
 public record ServerConfig(
     String host, int tcpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
-    HeartbeatTimings heartbeat, Duration expiryTick) {
+    HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle) {
 
   public static final ServerConfig DEFAULTS = new ServerConfig("0.0.0.0", 7070, ServerLimits.DEFAULTS,
-      10_000, 1_000, HeartbeatTimings.DEFAULTS, Duration.ofMillis(100));
+      10_000, 1_000, HeartbeatTimings.DEFAULTS, Duration.ofMillis(100), LifecycleConfig.DEFAULTS);
 
   /** Loopback on a free port: what tests and embedded uses want. */
   public static ServerConfig ephemeralLoopback() {
@@ -29,34 +31,39 @@ public record ServerConfig(
   }
 
   public ServerConfig withHost(String value) {
-    return new ServerConfig(value, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick);
+    return new ServerConfig(value, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
   }
 
   public ServerConfig withTcpPort(int value) {
-    return new ServerConfig(host, value, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick);
+    return new ServerConfig(host, value, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(host, tcpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick);
+    return new ServerConfig(host, tcpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
   }
 
   public ServerConfig withMaxInstancesPerConnection(int value) {
-    return new ServerConfig(host, tcpPort, limits, value, maxPendingEvents, heartbeat, expiryTick);
+    return new ServerConfig(host, tcpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle);
   }
 
   public ServerConfig withMaxPendingEvents(int value) {
-    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick);
+    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle);
   }
 
   public ServerConfig withHeartbeat(HeartbeatTimings value) {
-    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick);
+    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle);
   }
 
   public ServerConfig withExpiryTick(Duration value) {
-    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value);
+    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle);
+  }
+
+  public ServerConfig withLifecycle(LifecycleConfig value) {
+    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick,
+        value);
   }
 
   RegistryConfig registryConfig() {
-    return new RegistryConfig(heartbeat, maxInstancesPerConnection, 10_000);
+    return new RegistryConfig(heartbeat, maxInstancesPerConnection, RegistryConfig.DEFAULTS.expiryBudget());
   }
 }

@@ -1,20 +1,27 @@
 package io.reactiveregistry.server.core;
 
 import io.reactiveregistry.protocol.rules.InstanceRules;
-
 import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
 import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
+import io.reactiveregistry.server.core.RegistryEvent.ServiceDeleted;
+import io.reactiveregistry.server.core.RegistryEvent.ServiceUpdated;
+import io.reactiveregistry.server.core.Results.BatchRegistered;
 import io.reactiveregistry.server.core.Results.Deregistered;
 import io.reactiveregistry.server.core.Results.HeartbeatOutcome;
 import io.reactiveregistry.server.core.Results.Registered;
+import io.reactiveregistry.server.core.Results.ServiceSummary;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
+import java.util.random.RandomGenerator;
 
 /**
  * The registry's state machine. Each command either throws a {@link RegistryException} having
@@ -26,11 +33,19 @@ import java.util.Set;
 public final class Registry {
   private final InstantSource clock;
   private final RegistryConfig config;
+  private final LifecycleConfig lifecycle;
+  private final RandomGenerator random;
   private final Map<ServiceKey, Service> services = new HashMap<>();
   private final Map<Owner, Ownership> owners = new HashMap<>();
+  private final Map<ServiceKey, Map<String, Override>> overrides = new HashMap<>();
+  private final Set<Service> emptyServices = new LinkedHashSet<>();
   private final ExpiryQueue expiry = new ExpiryQueue();
+  /** Instances whose deadline has come, waiting to be drawn at random by an expiry pass. */
+  private final List<RegisteredInstance> duePool = new ArrayList<>();
+  private final HeartbeatAccounting heartbeats;
   private final List<RegistryEvent> events = new ArrayList<>();
   private long revision;
+  private boolean selfPreserving;
 
   /** What one connection owns, and what it deregistered (so a late heartbeat cannot undo that). */
   private static final class Ownership {
@@ -40,12 +55,29 @@ public final class Registry {
 
   private record InstanceAddress(ServiceKey service, String instanceId) {}
 
-  public Registry(InstantSource clock, RegistryConfig config) {
-    this.clock = clock;
-    this.config = config;
+  /** An operator override, and since when its instance has been gone (0 while it exists). */
+  private static final class Override {
+    InstanceOverride value;
+    long goneSince;
+
+    Override(InstanceOverride value) {
+      this.value = value;
+    }
   }
 
-  // ---------------------------------------------------------------- commands
+  public Registry(InstantSource clock, RegistryConfig config) {
+    this(clock, config, LifecycleConfig.DEFAULTS, new Random());
+  }
+
+  public Registry(InstantSource clock, RegistryConfig config, LifecycleConfig lifecycle, RandomGenerator random) {
+    this.clock = clock;
+    this.config = config;
+    this.lifecycle = lifecycle;
+    this.random = random;
+    this.heartbeats = new HeartbeatAccounting((int) Math.max(1, lifecycle.selfPreservationWindow().toSeconds()));
+  }
+
+  // ---------------------------------------------------------------- instances
 
   /**
    * Registers an instance, or updates it when its id is already registered. A registration from
@@ -57,27 +89,91 @@ public final class Registry {
     if (service != null && service.ephemeral != ephemeral) {
       throw typeMismatch(service);
     }
-    String id = spec.instanceId();
-    RegisteredInstance existing = service == null ? null : service.instances.get(id);
     if (ephemeral) {
-      checkCapacity(owner, existing);
+      checkCapacity(owner, service == null ? null : service.instances.get(spec.instanceId()), 1);
     }
+    return apply(owner, serviceFor(key, ephemeral), spec, timings);
+  }
+
+  /**
+   * Makes the connection's instances in an ephemeral service exactly the batch: missing ones are
+   * deregistered, new ones registered, changed ones updated. One invalid instance refuses all.
+   */
+  public BatchRegistered batchRegister(Owner owner, ServiceKey key, List<InstanceSpec> batch) {
+    Service service = services.get(key);
+    if (service != null && !service.ephemeral) {
+      throw typeMismatch(service);
+    }
+    Map<String, InstanceSpec> wanted = new LinkedHashMap<>();
+    List<HeartbeatTimings> timings = new ArrayList<>(batch.size());
+    for (int i = 0; i < batch.size(); i++) {
+      InstanceSpec spec = batch.get(i);
+      if (wanted.put(spec.instanceId(), spec) != null) {
+        throw RegistryException.invalid("instances[" + i + "] repeats instance " + spec.instanceId());
+      }
+      try {
+        timings.add(HeartbeatTimings.from(spec.metadata(), config.defaultTimings()));
+      } catch (RegistryException e) {
+        throw RegistryException.invalid("instances[" + i + "]." + e.getMessage());
+      }
+    }
+    List<RegisteredInstance> leaving = new ArrayList<>();
+    int arriving = 0;
+    Ownership ownership = owners.get(owner);
+    if (ownership != null) {
+      for (RegisteredInstance instance : ownership.owned) {
+        if (instance.service.key.equals(key) && !wanted.containsKey(instance.id())) {
+          leaving.add(instance);
+        }
+      }
+    }
+    for (InstanceSpec spec : wanted.values()) {
+      RegisteredInstance existing = service == null ? null : service.instances.get(spec.instanceId());
+      if (existing == null || existing.owner != owner) {
+        arriving++;
+      }
+    }
+    if (ownedBy(owner) - leaving.size() + arriving > config.maxInstancesPerOwner()) {
+      throw tooMany();
+    }
+    for (RegisteredInstance instance : leaving) {
+      remove(instance, ChangeCause.DEREGISTER, owner);
+      rememberDeregistered(owner, new InstanceAddress(key, instance.id()));
+    }
+    Service target = serviceFor(key, true);
+    int i = 0;
+    for (InstanceSpec spec : wanted.values()) {
+      apply(owner, target, spec, timings.get(i++));
+    }
+    // The last revision used, or the current one when the batch changed nothing: the same number.
+    return new BatchRegistered(List.copyOf(wanted.keySet()), revision);
+  }
+
+  private Registered apply(Owner owner, Service service, InstanceSpec spec, HeartbeatTimings timings) {
+    boolean ephemeral = service.ephemeral;
+    String id = spec.instanceId();
+    RegisteredInstance existing = service.instances.get(id);
     long now = clock.millis();
-    if (service == null) {
-      service = new Service(key, ephemeral);
-      services.put(key, service);
-    }
-    InstanceView view = project(id, spec, true, ephemeral);
+    InstanceView view = project(service.key, id, spec, true, ephemeral);
     if (existing == null) {
       RegisteredInstance created = new RegisteredInstance(service, spec, view, ephemeral ? owner : null, timings, now);
       service.instances.put(id, created);
+      becameNonEmpty(service);
+      present(service.key, id);
       if (ephemeral) {
         ownership(owner).owned.add(created);
         expiry.schedule(created, created.nextDeadline());
+        heartbeats.instanceAdded(timings);
+        heartbeats.received(now, 1);
       }
       upserted(created, ChangeCause.REGISTER, owner);
     } else {
       existing.spec = spec;
+      if (ephemeral) {
+        heartbeats.instanceRemoved(existing.timings);
+        heartbeats.instanceAdded(timings);
+        heartbeats.received(now, 1);
+      }
       existing.timings = timings;
       existing.lastHeartbeatAt = now;
       if (ephemeral && existing.owner != owner) {
@@ -95,7 +191,7 @@ public final class Registry {
       }
     }
     if (ephemeral) {
-      ownership(owner).deregistered.remove(new InstanceAddress(key, id));
+      ownership(owner).deregistered.remove(new InstanceAddress(service.key, id));
     }
     return new Registered(id, revision, timings);
   }
@@ -138,7 +234,9 @@ public final class Registry {
       if (instance.owner != owner) {
         return HeartbeatOutcome.IGNORED_NOT_OWNER;
       }
-      beat(instance, clock.millis());
+      long now = clock.millis();
+      heartbeats.received(now, 1);
+      beat(instance, now);
       return HeartbeatOutcome.REFRESHED;
     }
     Ownership ownership = owners.get(owner);
@@ -156,6 +254,7 @@ public final class Registry {
       return 0;
     }
     long now = clock.millis();
+    heartbeats.received(now, ownership.owned.size());
     for (RegisteredInstance instance : ownership.owned) {
       beat(instance, now);
     }
@@ -175,55 +274,171 @@ public final class Registry {
     return ownership.owned.size();
   }
 
+  // ---------------------------------------------------------------- time
+
   /**
    * Applies heartbeat deadlines that have passed: instances silent past their timeout turn
-   * unhealthy, those silent past their delete timeout are removed. Looks at no more than the
-   * configured budget of instances, and at none whose deadline has not come.
+   * unhealthy, those silent past their delete timeout are removed. Every due instance waits in a
+   * pool, from which each pass draws at random, at most the configured budget: a mass expiry is
+   * spread over time and over services, never one service wiped first. In self-preservation
+   * nothing expires for missed heartbeats.
    *
-   * @return how many instances were looked at; equal to the budget when more may be due
+   * @return how many instances were handled; equal to the budget when more may be due
    */
   public int expire() {
     long now = clock.millis();
-    int looked = 0;
-    RegisteredInstance instance;
-    while (looked < config.expiryBudget() && (instance = expiry.pollDue(now)) != null) {
-      looked++;
-      if (instance.deadAt(now)) {
-        remove(instance, ChangeCause.HEARTBEAT_TIMEOUT, null);
+    heartbeats.accrue(now);
+    updateSelfPreservation(now);
+    RegisteredInstance due;
+    while ((due = expiry.pollDue(now)) != null) {
+      duePool.add(due);
+    }
+    if (selfPreserving) {
+      return 0;
+    }
+    int handled = 0;
+    while (handled < config.expiryBudget() && !duePool.isEmpty()) {
+      RegisteredInstance candidate = takeRandomDue();
+      if (candidate.removed) {
         continue;
       }
-      if (instance.view.healthy() && instance.unhealthyAt(now)) {
-        instance.view = instance.view.withHealthy(false);
-        upserted(instance, ChangeCause.HEARTBEAT_TIMEOUT, null);
+      handled++;
+      if (candidate.deadAt(now)) {
+        remove(candidate, ChangeCause.HEARTBEAT_TIMEOUT, null);
+        continue;
       }
-      expiry.schedule(instance, instance.nextDeadline());
+      if (candidate.view.healthy() && candidate.unhealthyAt(now)) {
+        candidate.view = candidate.view.withHealthy(false);
+        upserted(candidate, ChangeCause.HEARTBEAT_TIMEOUT, null);
+      }
+      expiry.schedule(candidate, candidate.nextDeadline());
     }
-    return looked;
+    return handled;
+  }
+
+  /** Removes a random member of the due pool in constant time (the last one takes its place). */
+  private RegisteredInstance takeRandomDue() {
+    int index = random.nextInt(duePool.size());
+    RegisteredInstance taken = duePool.get(index);
+    RegisteredInstance last = duePool.remove(duePool.size() - 1);
+    if (index < duePool.size()) {
+      duePool.set(index, last);
+    }
+    return taken;
+  }
+
+  /**
+   * Removes services created by registrations that have been empty for the cleanup time, and
+   * overrides whose instance has been gone for the retention time.
+   */
+  public int cleanUp() {
+    long now = clock.millis();
+    int removed = 0;
+    long emptyFor = lifecycle.emptyServiceCleanup().toMillis();
+    for (Iterator<Service> it = emptyServices.iterator(); it.hasNext(); ) {
+      Service service = it.next();
+      if (service.emptySince != 0 && now - service.emptySince >= emptyFor) {
+        it.remove();
+        services.remove(service.key);
+        events.add(new ServiceDeleted(service.key, ++revision, ChangeCause.CLEANUP, null));
+        removed++;
+      }
+    }
+    long retention = lifecycle.overrideRetention().toMillis();
+    for (Iterator<Map.Entry<ServiceKey, Map<String, Override>>> byService = overrides.entrySet().iterator();
+        byService.hasNext(); ) {
+      Map<String, Override> ofService = byService.next().getValue();
+      ofService.values().removeIf(o -> o.goneSince != 0 && now - o.goneSince >= retention);
+      if (ofService.isEmpty()) {
+        byService.remove();
+      }
+    }
+    return removed;
+  }
+
+  /** Whether missed heartbeats are currently not expiring instances. */
+  public boolean selfPreserving() {
+    return selfPreserving;
+  }
+
+  private void updateSelfPreservation(long now) {
+    selfPreserving = lifecycle.selfPreservation()
+        && heartbeats.ratio(now) < lifecycle.selfPreservationThreshold();
+  }
+
+  // ---------------------------------------------------------------- operator overrides
+
+  /** Replaces an instance's override; fields left out stop being overridden. */
+  public InstanceView overrideInstance(Owner actor, ServiceKey key, String instanceId, InstanceOverride value) {
+    RegisteredInstance instance = requireInstance(key, instanceId);
+    return setOverride(actor, instance, value);
+  }
+
+  /** Changes only the given fields of an instance's override. */
+  public InstanceView patchInstance(Owner actor, ServiceKey key, String instanceId, Boolean enabled, Double weight,
+      Map<String, String> metadataChanges) {
+    RegisteredInstance instance = requireInstance(key, instanceId);
+    Override current = overrides.getOrDefault(key, Map.of()).get(instanceId);
+    InstanceOverride base = current == null ? InstanceOverride.NONE : current.value;
+    return setOverride(actor, instance, base.patched(enabled, weight, metadataChanges));
+  }
+
+  private InstanceView setOverride(Owner actor, RegisteredInstance instance, InstanceOverride value) {
+    ServiceKey key = instance.service.key;
+    if (value.isEmpty()) {
+      Map<String, Override> ofService = overrides.get(key);
+      if (ofService != null) {
+        ofService.remove(instance.id());
+        if (ofService.isEmpty()) {
+          overrides.remove(key);
+        }
+      }
+    } else {
+      overrides.computeIfAbsent(key, k -> new HashMap<>()).computeIfAbsent(instance.id(), id -> new Override(value))
+          .value = value;
+    }
+    InstanceView view = project(key, instance.id(), instance.spec, instance.view.healthy(), instance.service.ephemeral);
+    if (!view.equals(instance.view)) {
+      instance.view = view;
+      upserted(instance, ChangeCause.OVERRIDE, actor);
+    }
+    return instance.view;
+  }
+
+  private RegisteredInstance requireInstance(ServiceKey key, String instanceId) {
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null ? null : service.instances.get(instanceId);
+    if (instance == null) {
+      throw new RegistryException(Failure.NOT_FOUND, "instance " + instanceId + " of service " + key
+          + " does not exist");
+    }
+    return instance;
   }
 
   // ---------------------------------------------------------------- service definitions
 
   /** An operator creates a service; it stays, even empty, until deleted. */
-  public ServiceDefinition createService(ServiceKey key, boolean ephemeral, double protectThreshold,
+  public ServiceDefinition createService(Owner actor, ServiceKey key, boolean ephemeral, double protectThreshold,
       Map<String, String> metadata) {
     if (services.containsKey(key)) {
       throw new RegistryException(Failure.ALREADY_EXISTS, "service " + key + " already exists");
     }
+    double threshold = ServiceDefinition.checkThreshold(protectThreshold);
+    Map<String, String> checked = Contract.check(() -> InstanceRules.metadata("metadata", metadata));
     Service service = new Service(key, ephemeral);
     service.defined = true;
-    service.protectThreshold = ServiceDefinition.checkThreshold(protectThreshold);
-    service.metadata = Contract.check(() -> InstanceRules.metadata("metadata", metadata));
+    service.protectThreshold = threshold;
+    service.metadata = checked;
     services.put(key, service);
-    events.add(new RegistryEvent.ServiceUpdated(key, ++revision, ChangeCause.SERVICE_ADMIN));
-    service.revision = revision;
+    serviceUpdated(service, actor);
     return service.definition();
   }
 
   /**
    * Replaces the settings it is given; an absent one is left alone. The type never changes: a
-   * different {@code ephemeral} is refused.
+   * different {@code ephemeral} is refused. An updated service is kept until deleted.
    */
-  public ServiceDefinition updateService(ServiceKey key, Boolean ephemeral, Double protectThreshold,
+  public ServiceDefinition updateService(Owner actor, ServiceKey key, Boolean ephemeral, Double protectThreshold,
       Map<String, String> metadata) {
     Service service = requireService(key);
     if (ephemeral != null && ephemeral != service.ephemeral) {
@@ -234,11 +449,12 @@ public final class Registry {
     Map<String, String> checked = metadata == null ? service.metadata
         : Contract.check(() -> InstanceRules.metadata("metadata", metadata));
     service.defined = true;
+    service.emptySince = 0;
+    emptyServices.remove(service);
     if (threshold != service.protectThreshold || !checked.equals(service.metadata)) {
       service.protectThreshold = threshold;
       service.metadata = checked;
-      events.add(new RegistryEvent.ServiceUpdated(key, ++revision, ChangeCause.SERVICE_ADMIN));
-      service.revision = revision;
+      serviceUpdated(service, actor);
     }
     return service.definition();
   }
@@ -248,15 +464,31 @@ public final class Registry {
   }
 
   /** Deletes an empty service; its subscribers see SERVICE_DELETED. */
-  public long deleteService(ServiceKey key) {
+  public long deleteService(Owner actor, ServiceKey key) {
     Service service = requireService(key);
     if (!service.instances.isEmpty()) {
       throw new RegistryException(Failure.SERVICE_NOT_EMPTY, "service " + key + " still has "
           + service.instances.size() + " instance(s); deregister them first");
     }
     services.remove(key);
-    events.add(new RegistryEvent.ServiceDeleted(key, ++revision, ChangeCause.SERVICE_ADMIN));
+    emptyServices.remove(service);
+    events.add(new ServiceDeleted(key, ++revision, ChangeCause.SERVICE_ADMIN, actor));
     return revision;
+  }
+
+  /** Services of a namespace (and group, when given) whose name starts with {@code prefix}, by group then name. */
+  public List<ServiceSummary> list(String namespace, String group, String prefix) {
+    List<ServiceSummary> found = new ArrayList<>();
+    for (Service service : services.values()) {
+      ServiceKey key = service.key;
+      if (key.namespace().equals(namespace) && (group == null || key.group().equals(group))
+          && (prefix == null || key.service().startsWith(prefix))) {
+        found.add(new ServiceSummary(key, service.ephemeral, service.instances.size(), service.healthyCount()));
+      }
+    }
+    found.sort(Comparator.comparing((ServiceSummary s) -> s.service().group())
+        .thenComparing(s -> s.service().service()));
+    return found;
   }
 
   private Service requireService(ServiceKey key) {
@@ -326,6 +558,15 @@ public final class Registry {
 
   // ---------------------------------------------------------------- internals
 
+  private Service serviceFor(ServiceKey key, boolean ephemeral) {
+    Service service = services.get(key);
+    if (service == null) {
+      service = new Service(key, ephemeral);
+      services.put(key, service);
+    }
+    return service;
+  }
+
   private void beat(RegisteredInstance instance, long now) {
     instance.lastHeartbeatAt = now;
     if (!instance.view.healthy()) {
@@ -336,16 +577,47 @@ public final class Registry {
   }
 
   private void remove(RegisteredInstance instance, ChangeCause cause, Owner actor) {
-    instance.service.instances.remove(instance.id());
+    Service service = instance.service;
+    service.instances.remove(instance.id());
     instance.removed = true;
     disown(instance);
-    events.add(new InstanceRemoved(instance.service.key, ++revision, instance.view, cause, actor));
-    instance.service.revision = revision;
+    if (service.ephemeral) {
+      heartbeats.instanceRemoved(instance.timings);
+    }
+    Override override = overrides.getOrDefault(service.key, Map.of()).get(instance.id());
+    if (override != null) {
+      override.goneSince = clock.millis();
+    }
+    events.add(new InstanceRemoved(service.key, ++revision, instance.view, cause, actor));
+    service.revision = revision;
+    if (service.instances.isEmpty() && !service.defined) {
+      service.emptySince = clock.millis();
+      emptyServices.add(service);
+    }
+  }
+
+  private void becameNonEmpty(Service service) {
+    if (service.emptySince != 0 || emptyServices.contains(service)) {
+      service.emptySince = 0;
+      emptyServices.remove(service);
+    }
+  }
+
+  private void present(ServiceKey key, String instanceId) {
+    Override override = overrides.getOrDefault(key, Map.of()).get(instanceId);
+    if (override != null) {
+      override.goneSince = 0;
+    }
   }
 
   private void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor) {
     events.add(new InstanceUpserted(instance.service.key, ++revision, instance.view, cause, actor));
     instance.service.revision = revision;
+  }
+
+  private void serviceUpdated(Service service, Owner actor) {
+    events.add(new ServiceUpdated(service.key, ++revision, ChangeCause.SERVICE_ADMIN, actor));
+    service.revision = revision;
   }
 
   private void disown(RegisteredInstance instance) {
@@ -372,14 +644,18 @@ public final class Registry {
     }
   }
 
-  private void checkCapacity(Owner owner, RegisteredInstance existing) {
+  private void checkCapacity(Owner owner, RegisteredInstance existing, int adding) {
     if (existing != null && existing.owner == owner) {
       return;
     }
-    if (ownedBy(owner) >= config.maxInstancesPerOwner()) {
-      throw new RegistryException(Failure.LIMIT_EXCEEDED, "this connection already owns "
-          + config.maxInstancesPerOwner() + " instances, the most one connection may register");
+    if (ownedBy(owner) + adding > config.maxInstancesPerOwner()) {
+      throw tooMany();
     }
+  }
+
+  private RegistryException tooMany() {
+    return new RegistryException(Failure.LIMIT_EXCEEDED, "this connection may own at most "
+        + config.maxInstancesPerOwner() + " instances");
   }
 
   private static RegistryException typeMismatch(Service service) {
@@ -387,8 +663,8 @@ public final class Registry {
         + service.typeName() + "; register with \"ephemeral\": " + service.ephemeral);
   }
 
-  private static InstanceView project(String id, InstanceSpec spec, boolean healthy, boolean ephemeral) {
-    return new InstanceView(id, spec.ip(), spec.port(), spec.cluster(), spec.weight(), spec.enabled(), healthy,
-        ephemeral, spec.metadata());
+  private InstanceView project(ServiceKey key, String id, InstanceSpec spec, boolean healthy, boolean ephemeral) {
+    Override override = overrides.getOrDefault(key, Map.of()).get(id);
+    return (override == null ? InstanceOverride.NONE : override.value).apply(id, spec, healthy, ephemeral);
   }
 }

@@ -8,6 +8,9 @@ public sealed interface RegistryEvent {
 
   ChangeCause cause();
 
+  /** The connection that made the change; null when the server did (expiry, cleanup). */
+  Owner actor();
+
   /** An instance appeared or changed; {@code instance} is its new view. */
   record InstanceUpserted(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor)
       implements RegistryEvent {}
@@ -16,9 +19,9 @@ public sealed interface RegistryEvent {
   record InstanceRemoved(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor)
       implements RegistryEvent {}
 
-  /** The service's definition changed (protection threshold, metadata). */
-  record ServiceUpdated(ServiceKey service, long revision, ChangeCause cause) implements RegistryEvent {}
+  /** The service's definition changed (created by an operator, protection threshold, metadata). */
+  record ServiceUpdated(ServiceKey service, long revision, ChangeCause cause, Owner actor) implements RegistryEvent {}
 
   /** The service itself is gone. */
-  record ServiceDeleted(ServiceKey service, long revision, ChangeCause cause) implements RegistryEvent {}
+  record ServiceDeleted(ServiceKey service, long revision, ChangeCause cause, Owner actor) implements RegistryEvent {}
 }

@@ -12,6 +12,9 @@ public final class Results {
 
   public record BatchRegistered(List<String> instanceIds, long revision) {}
 
+  /** One line of a service listing. */
+  public record ServiceSummary(ServiceKey service, boolean ephemeral, int instanceCount, int healthyCount) {}
+
   /** What a heartbeat did; a heartbeat has no answer on the wire, but it is counted. */
   public enum HeartbeatOutcome {
     REFRESHED,

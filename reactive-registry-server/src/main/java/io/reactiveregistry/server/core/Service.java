@@ -16,6 +16,8 @@ final class Service {
   boolean defined;
   /** The revision of the last change to this service or its instances. */
   long revision;
+  /** When a service created by a registration last became empty; 0 while it has instances or was defined. */
+  long emptySince;
 
   Service(ServiceKey key, boolean ephemeral) {
     this.key = key;
@@ -37,6 +39,16 @@ final class Service {
     }
     return new ServiceDefinition(key, ephemeral, protectThreshold, metadata, revision, List.copyOf(clusters),
         instances.size());
+  }
+
+  int healthyCount() {
+    int healthy = 0;
+    for (RegisteredInstance instance : instances.values()) {
+      if (instance.view.healthy()) {
+        healthy++;
+      }
+    }
+    return healthy;
   }
 
   String typeName() {

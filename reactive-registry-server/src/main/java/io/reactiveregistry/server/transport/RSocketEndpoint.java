@@ -6,6 +6,7 @@ import io.netty.channel.group.ChannelGroupFuture;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.channel.WriteBufferWaterMark;
+import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.decoder.PayloadDecoder;
@@ -27,8 +28,9 @@ public final class RSocketEndpoint {
   private final RequestHandlers handlers;
   private final ServerLimits limits;
 
-  public RSocketEndpoint(RegistryRuntime runtime, ServerIdentity identity, ServerLimits limits, InstantSource clock) {
-    this.handlers = new RequestHandlers(runtime, identity, clock);
+  public RSocketEndpoint(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, ServerLimits limits,
+      InstantSource clock) {
+    this.handlers = new RequestHandlers(runtime, trace, identity, clock);
     this.acceptor = new SetupAcceptor(handlers, runtime, limits);
     this.limits = limits;
   }

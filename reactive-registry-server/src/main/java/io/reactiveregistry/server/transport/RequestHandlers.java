@@ -5,7 +5,27 @@ import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.BatchRegistration;
+import io.reactiveregistry.protocol.message.BatchResult;
 import io.reactiveregistry.protocol.message.DeregisterResult;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceOverride;
+import io.reactiveregistry.protocol.message.ServiceDefinition;
+import io.reactiveregistry.protocol.message.ServiceDetail;
+import io.reactiveregistry.protocol.message.ServiceList;
+import io.reactiveregistry.protocol.message.ServiceListQuery;
+import io.reactiveregistry.protocol.message.ServiceRef;
+import io.reactiveregistry.protocol.message.TraceQuery;
+import io.reactiveregistry.server.audit.TraceHub;
+import io.reactiveregistry.protocol.rules.Names;
+import io.reactiveregistry.server.core.Failure;
+import io.reactiveregistry.server.core.InstanceView;
+import io.reactiveregistry.server.core.RegistryException;
+import io.reactiveregistry.server.core.Results.BatchRegistered;
+import io.reactiveregistry.server.core.Results.ServiceSummary;
+import io.reactiveregistry.server.wire.WireViews;
+import java.util.ArrayList;
+import java.util.Map;
 import io.reactiveregistry.protocol.message.Heartbeat;
 import io.reactiveregistry.protocol.message.InstanceRef;
 import io.reactiveregistry.protocol.message.Query;
@@ -33,15 +53,18 @@ import reactor.core.publisher.Flux;
  */
 final class RequestHandlers {
   private static final JsonCodec json = JsonCodec.json();
+  private static final int MAX_PAGE_SIZE = 1_000;
 
   private final RegistryRuntime runtime;
+  private final TraceHub trace;
   private final ServerIdentity identity;
   private final InstantSource clock;
   private final AtomicLong droppedHeartbeats = new AtomicLong();
   private final SnapshotCache snapshots = new SnapshotCache(100_000);
 
-  RequestHandlers(RegistryRuntime runtime, ServerIdentity identity, InstantSource clock) {
+  RequestHandlers(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock) {
     this.runtime = runtime;
+    this.trace = trace;
     this.identity = identity;
     this.clock = clock;
   }
@@ -51,7 +74,15 @@ final class RequestHandlers {
     return switch (route) {
       case INSTANCE_REGISTER -> register(owner, json.decode(data, Registration.class));
       case INSTANCE_DEREGISTER -> deregister(owner, json.decode(data, InstanceRef.class));
+      case INSTANCE_BATCH_REGISTER -> batchRegister(owner, json.decode(data, BatchRegistration.class));
       case SERVICE_QUERY -> query(json.decode(data, Query.class));
+      case SERVICE_LIST -> list(json.decode(data, ServiceListQuery.class));
+      case ADMIN_SERVICE_CREATE -> createService(owner, json.decode(data, ServiceDefinition.class));
+      case ADMIN_SERVICE_UPDATE -> updateService(owner, json.decode(data, ServiceDefinition.class));
+      case ADMIN_SERVICE_GET -> detail(runtime.read(r -> r.service(serviceOf(json.decode(data, ServiceRef.class)))));
+      case ADMIN_SERVICE_DELETE -> deleteService(owner, json.decode(data, ServiceRef.class));
+      case ADMIN_INSTANCE_UPDATE -> override(owner, json.decode(data, InstanceOverride.class), false);
+      case ADMIN_INSTANCE_PATCH -> override(owner, json.decode(data, InstanceOverride.class), true);
       case SERVER_INFO -> serverInfo();
       default -> throw notYetServed(route);
     };
@@ -63,6 +94,13 @@ final class RequestHandlers {
       Query query = json.decode(data, Query.class);
       return runtime.subscribe(service(query.namespace(), query.group(), query.service()),
           ViewFilter.of(query.clusters(), query.healthyOnly()));
+    }
+    if (route == Route.ADMIN_TRACE) {
+      TraceQuery query = json.decode(data, TraceQuery.class);
+      return trace.subscribe(new TraceHub.Filter(
+          query.namespace() == null ? null : Names.require("namespace", query.namespace()),
+          query.group() == null ? null : Names.require("group", query.group()),
+          query.service() == null ? null : Names.require("service", query.service())));
     }
     throw notYetServed(route);
   }
@@ -99,6 +137,85 @@ final class RequestHandlers {
         registered.timings().timeoutMs(), registered.timings().deleteTimeoutMs());
   }
 
+  private BatchResult batchRegister(Owner owner, BatchRegistration body) {
+    ServiceKey key = service(body.namespace(), body.group(), body.service());
+    if (body.instances() == null) {
+      throw new RegistryException(Failure.INVALID_PARAM, "instances is required (an empty list deregisters all)");
+    }
+    List<InstanceSpec> specs = new ArrayList<>(body.instances().size());
+    for (int i = 0; i < body.instances().size(); i++) {
+      specs.add(WireCommands.instance("instances[" + i + "]", body.instances().get(i)));
+    }
+    BatchRegistered result = runtime.execute(registry -> registry.batchRegister(owner, key, specs));
+    return new BatchResult(result.instanceIds(), result.revision());
+  }
+
+  private ServiceList list(ServiceListQuery body) {
+    String namespace = Names.orDefault("namespace", body.namespace(), ServiceKey.DEFAULT_NAMESPACE);
+    String group = body.group() == null ? null : Names.require("group", body.group());
+    int page = body.page() == null ? 1 : body.page();
+    int pageSize = body.pageSize() == null ? 100 : body.pageSize();
+    if (page < 1) {
+      throw new RegistryException(Failure.INVALID_PARAM, "page must be 1 or more");
+    }
+    if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+      throw new RegistryException(Failure.INVALID_PARAM, "pageSize must be between 1 and " + MAX_PAGE_SIZE);
+    }
+    List<ServiceSummary> all = runtime.read(registry -> registry.list(namespace, group, body.prefix()));
+    int from = (int) Math.min(all.size(), (long) (page - 1) * pageSize);
+    int to = Math.min(all.size(), from + pageSize);
+    List<io.reactiveregistry.protocol.message.ServiceSummary> services = new ArrayList<>(to - from);
+    for (ServiceSummary summary : all.subList(from, to)) {
+      services.add(new io.reactiveregistry.protocol.message.ServiceSummary(summary.service().namespace(),
+          summary.service().group(), summary.service().service(), summary.ephemeral(), summary.instanceCount(),
+          summary.healthyCount()));
+    }
+    return new ServiceList(all.size(), services);
+  }
+
+  private ServiceDetail createService(Owner owner, ServiceDefinition body) {
+    ServiceKey key = service(body.namespace(), body.group(), body.service());
+    boolean ephemeral = body.ephemeral() == null || body.ephemeral();
+    double threshold = body.protectThreshold() == null ? 0.0 : body.protectThreshold();
+    return detail(runtime.execute(registry -> registry.createService(owner, key, ephemeral, threshold,
+        body.metadata())));
+  }
+
+  private ServiceDetail updateService(Owner owner, ServiceDefinition body) {
+    ServiceKey key = service(body.namespace(), body.group(), body.service());
+    return detail(runtime.execute(registry -> registry.updateService(owner, key, body.ephemeral(),
+        body.protectThreshold(), body.metadata())));
+  }
+
+  private Map<String, Boolean> deleteService(Owner owner, ServiceRef body) {
+    ServiceKey key = serviceOf(body);
+    runtime.execute(registry -> registry.deleteService(owner, key));
+    return Map.of("deleted", true);
+  }
+
+  private InstanceBody override(Owner owner, InstanceOverride body, boolean patch) {
+    ServiceKey key = service(body.namespace(), body.group(), body.service());
+    InstanceAddress address = WireCommands.address("instance", body.instance());
+    String instanceId = io.reactiveregistry.server.core.InstanceSpec.instanceId(address.ip(), address.port(),
+        address.cluster());
+    InstanceView view = patch
+        ? runtime.execute(registry -> registry.patchInstance(owner, key, instanceId, body.enabled(), body.weight(),
+            body.metadata()))
+        : runtime.execute(registry -> registry.overrideInstance(owner, key, instanceId,
+            io.reactiveregistry.server.core.InstanceOverride.replacing(body.enabled(), body.weight(),
+                body.metadata())));
+    return WireViews.instance(view);
+  }
+
+  private static ServiceKey serviceOf(ServiceRef body) {
+    return service(body.namespace(), body.group(), body.service());
+  }
+
+  private static ServiceDetail detail(io.reactiveregistry.server.core.ServiceDefinition d) {
+    return new ServiceDetail(d.service().namespace(), d.service().group(), d.service().service(), d.ephemeral(),
+        d.protectThreshold(), d.metadata(), d.revision(), d.clusters(), d.instanceCount());
+  }
+
   private DeregisterResult deregister(Owner owner, InstanceRef body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     InstanceAddress address = WireCommands.address("instance", body.instance());
@@ -118,7 +235,7 @@ final class RequestHandlers {
 
   private ServerInfo serverInfo() {
     return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), List.of(identity.nodeId()),
-        clock.millis() - identity.startedAtMillis(), false);
+        clock.millis() - identity.startedAtMillis(), runtime.read(registry -> registry.selfPreserving()));
   }
 
   private static ServiceKey service(String namespace, String group, String service) {

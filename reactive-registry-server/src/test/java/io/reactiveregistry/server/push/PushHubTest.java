@@ -153,7 +153,7 @@ class PushHubTest {
   void whenProtectionSwitchesTheViewGetsAFreshSnapshot() {
     Registry registry = new Registry(clock, RegistryConfig.DEFAULTS);
     RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(1_000));
-    runtime.execute(r -> r.createService(orders, true, 0.5, Map.of()));
+    runtime.execute(r -> r.createService(alice, orders, true, 0.5, Map.of()));
     for (int port = 1; port <= 4; port++) {
       register(runtime, port);
     }

@@ -1,0 +1,138 @@
+package io.reactiveregistry.server.audit;
+
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.TraceEvent;
+import io.reactiveregistry.server.core.Owner;
+import io.reactiveregistry.server.core.RegistryEvent;
+import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
+import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
+import io.reactiveregistry.server.core.ServiceKey;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * {@code admin.trace}: every change the registry makes, as JSON TraceEvents, to each subscriber
+ * whose filter matches. Like subscriptions it honours demand and never buffers without bound: a
+ * subscriber more than {@code maxPending} events behind loses the oldest, and is told how many in
+ * one {@code {"cause": "GAP", "missed": n}} event before the ones it still has.
+ */
+public final class TraceHub implements Consumer<List<RegistryEvent>> {
+  private final InstantSource clock;
+  private final int maxPending;
+  private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
+
+  private final Scheduler drainer;
+
+  public TraceHub(InstantSource clock, int maxPending, Scheduler drainer) {
+    this.clock = clock;
+    this.maxPending = maxPending;
+    this.drainer = drainer;
+  }
+
+  /** What a trace subscriber sees; a null field matches everything. */
+  public record Filter(String namespace, String group, String service) {
+    boolean matches(ServiceKey key) {
+      return (namespace == null || namespace.equals(key.namespace()))
+          && (group == null || group.equals(key.group()))
+          && (service == null || service.equals(key.service()));
+    }
+  }
+
+  /** Called with each command's events, in revision order, under the registry's monitor. */
+  @Override
+  public void accept(List<RegistryEvent> events) {
+    if (subscribers.isEmpty()) {
+      return;
+    }
+    long now = clock.millis();
+    for (RegistryEvent event : events) {
+      TraceEvent trace = null;
+      for (Subscriber subscriber : subscribers) {
+        if (subscriber.filter.matches(event.service())) {
+          if (trace == null) {
+            trace = toTrace(event, now);
+          }
+          subscriber.offer(trace);
+        }
+      }
+    }
+    // Called under the registry's monitor: the network writes happen elsewhere.
+    for (Subscriber subscriber : subscribers) {
+      drainer.schedule(subscriber::drain);
+    }
+  }
+
+  public Flux<byte[]> subscribe(Filter filter) {
+    return Flux.create(sink -> {
+      Subscriber subscriber = new Subscriber(filter, sink);
+      subscribers.add(subscriber);
+      sink.onDispose(() -> subscribers.remove(subscriber));
+      sink.onRequest(n -> subscriber.drain());
+    });
+  }
+
+  public int subscriberCount() {
+    return subscribers.size();
+  }
+
+  private static TraceEvent toTrace(RegistryEvent event, long now) {
+    String instanceId = event instanceof InstanceUpserted upserted ? upserted.instance().instanceId()
+        : event instanceof InstanceRemoved removed ? removed.instance().instanceId() : null;
+    Owner actor = event.actor();
+    return new TraceEvent(now, event.revision(), event.service().namespace(), event.service().group(),
+        event.service().service(), instanceId, event.cause().name(), actor == null ? null : actor.label(), null);
+  }
+
+  private final class Subscriber {
+    private final Filter filter;
+    private final FluxSink<byte[]> sink;
+    private final ArrayDeque<TraceEvent> pending = new ArrayDeque<>();
+    private final AtomicInteger wip = new AtomicInteger();
+    private long missed;
+
+    Subscriber(Filter filter, FluxSink<byte[]> sink) {
+      this.filter = filter;
+      this.sink = sink;
+    }
+
+    synchronized void offer(TraceEvent event) {
+      if (pending.size() >= maxPending) {
+        pending.poll();
+        missed++;
+      }
+      pending.add(event);
+    }
+
+    void drain() {
+      if (wip.getAndIncrement() != 0) {
+        return;
+      }
+      int todo = 1;
+      do {
+        while (sink.requestedFromDownstream() > 0 && !sink.isCancelled()) {
+          TraceEvent next;
+          synchronized (this) {
+            if (missed > 0) {
+              next = new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, missed);
+              missed = 0;
+            } else {
+              next = pending.poll();
+            }
+          }
+          if (next == null) {
+            break;
+          }
+          sink.next(JsonCodec.json().encode(next));
+        }
+        todo = wip.addAndGet(-todo);
+      } while (todo != 0);
+    }
+  }
+}

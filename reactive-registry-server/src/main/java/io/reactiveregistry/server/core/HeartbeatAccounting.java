@@ -1,0 +1,75 @@
+package io.reactiveregistry.server.core;
+
+/**
+ * Heartbeats expected and received over a sliding window, in one-second buckets, for
+ * self-preservation. Each live ephemeral instance is expected to send {@code 1000 / interval}
+ * heartbeats a second; a registration counts as a heartbeat, so a fresh instance is not counted
+ * as silent before its first interval has passed.
+ */
+final class HeartbeatAccounting {
+  /** Fewer expected heartbeats than this in a window is too little to judge by. */
+  private static final double MIN_EXPECTED = 20;
+
+  private final double[] expected;
+  private final long[] received;
+  private long currentSecond = Long.MIN_VALUE;
+  private long accruedUntil = Long.MIN_VALUE;
+  private double expectedPerSecond;
+
+  HeartbeatAccounting(int windowSeconds) {
+    this.expected = new double[windowSeconds];
+    this.received = new long[windowSeconds];
+  }
+
+  void instanceAdded(HeartbeatTimings timings) {
+    expectedPerSecond += 1000.0 / timings.intervalMs();
+  }
+
+  void instanceRemoved(HeartbeatTimings timings) {
+    expectedPerSecond = Math.max(0, expectedPerSecond - 1000.0 / timings.intervalMs());
+  }
+
+  void received(long now, int count) {
+    roll(now);
+    received[slot(currentSecond)] += count;
+  }
+
+  /** Adds what was expected since the last call. */
+  void accrue(long now) {
+    roll(now);
+    if (accruedUntil != Long.MIN_VALUE && now > accruedUntil) {
+      expected[slot(currentSecond)] += expectedPerSecond * (now - accruedUntil) / 1000.0;
+    }
+    accruedUntil = now;
+  }
+
+  /** The share of expected heartbeats that arrived in the window, or 1 when too few were expected to tell. */
+  double ratio(long now) {
+    roll(now);
+    double expectedSum = 0;
+    long receivedSum = 0;
+    for (int i = 0; i < expected.length; i++) {
+      expectedSum += expected[i];
+      receivedSum += received[i];
+    }
+    return expectedSum < MIN_EXPECTED ? 1.0 : receivedSum / expectedSum;
+  }
+
+  private void roll(long now) {
+    long second = Math.floorDiv(now, 1000);
+    if (currentSecond == Long.MIN_VALUE || second - currentSecond >= expected.length) {
+      java.util.Arrays.fill(expected, 0);
+      java.util.Arrays.fill(received, 0);
+    } else {
+      for (long s = currentSecond + 1; s <= second; s++) {
+        expected[slot(s)] = 0;
+        received[slot(s)] = 0;
+      }
+    }
+    currentSecond = Math.max(second, currentSecond == Long.MIN_VALUE ? second : currentSecond);
+  }
+
+  private int slot(long second) {
+    return (int) Math.floorMod(second, (long) expected.length);
+  }
+}
