@@ -1,6 +1,7 @@
 package io.reactiveregistry.server;
 
 import io.reactiveregistry.server.core.HeartbeatTimings;
+import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.transport.ServerLimits;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -65,6 +66,31 @@ public final class Main implements Callable<Integer> {
       description = "Removed after this long without a heartbeat (REGISTRY_DELETE_TIMEOUT_MS). Default: ${DEFAULT-VALUE}")
   long deleteTimeoutMs;
 
+  @Option(names = "--empty-service-cleanup-ms", defaultValue = "${env:REGISTRY_EMPTY_SERVICE_CLEANUP_MS:-60000}",
+      description = "A service created by a registration is removed after being empty this long "
+          + "(REGISTRY_EMPTY_SERVICE_CLEANUP_MS). Default: ${DEFAULT-VALUE}")
+  long emptyServiceCleanupMs;
+
+  @Option(names = "--override-retention-ms", defaultValue = "${env:REGISTRY_OVERRIDE_RETENTION_MS:-600000}",
+      description = "An operator override is dropped once its instance has been gone this long "
+          + "(REGISTRY_OVERRIDE_RETENTION_MS). Default: ${DEFAULT-VALUE}")
+  long overrideRetentionMs;
+
+  @Option(names = "--self-preservation", defaultValue = "${env:REGISTRY_SELF_PRESERVATION:-true}", arity = "1",
+      description = "Stop expiring instances for missed heartbeats when far fewer arrive than expected "
+          + "(REGISTRY_SELF_PRESERVATION). Default: ${DEFAULT-VALUE}")
+  boolean selfPreservation;
+
+  @Option(names = "--self-preservation-window-ms", defaultValue = "${env:REGISTRY_SELF_PRESERVATION_WINDOW_MS:-60000}",
+      description = "Window over which heartbeats are counted (REGISTRY_SELF_PRESERVATION_WINDOW_MS). "
+          + "Default: ${DEFAULT-VALUE}")
+  long selfPreservationWindowMs;
+
+  @Option(names = "--self-preservation-threshold", defaultValue = "${env:REGISTRY_SELF_PRESERVATION_THRESHOLD:-0.85}",
+      description = "Below this share of the expected heartbeats, expiry stops (REGISTRY_SELF_PRESERVATION_THRESHOLD). "
+          + "Default: ${DEFAULT-VALUE}")
+  double selfPreservationThreshold;
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new Main()).execute(args));
   }
@@ -102,7 +128,9 @@ public final class Main implements Callable<Integer> {
         .withLimits(new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes))
         .withMaxInstancesPerConnection(maxInstancesPerConnection)
         .withMaxPendingEvents(maxPendingEvents)
-        .withHeartbeat(timings);
+        .withHeartbeat(timings)
+        .withLifecycle(new LifecycleConfig(Duration.ofMillis(emptyServiceCleanupMs), Duration.ofMillis(overrideRetentionMs),
+            selfPreservation, Duration.ofMillis(selfPreservationWindowMs), selfPreservationThreshold));
   }
 
   static final class Version implements CommandLine.IVersionProvider {
