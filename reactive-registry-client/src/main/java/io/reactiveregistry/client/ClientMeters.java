@@ -50,9 +50,10 @@ class ClientMeters {
 
     @Override
     void bind(IntSupplier registrations, IntSupplier watches) {
-      Gauge.builder("registry.client.registrations", registrations, IntSupplier::getAsInt)
+      // Micrometer holds a gauge's state weakly: these suppliers exist only here, so hold them strongly.
+      Gauge.builder("registry.client.registrations", registrations, IntSupplier::getAsInt).strongReference(true)
           .description("instances this client keeps registered").register(registry);
-      Gauge.builder("registry.client.watches", watches, IntSupplier::getAsInt)
+      Gauge.builder("registry.client.watches", watches, IntSupplier::getAsInt).strongReference(true)
           .description("distinct service views this client watches").register(registry);
     }
   }

@@ -14,85 +14,101 @@ import picocli.CommandLine.Option;
 
 /** {@code java -jar reactive-registry-server.jar}: starts a server with embedded defaults. */
 @Command(name = "reactive-registry-server", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-    description = "A non-blocking service registry over RSocket. Every option can also be set with the "
-        + "environment variable shown in its description.",
+    description = "A non-blocking service registry over RSocket. Every option can also be set by the environment "
+        + "variable REGISTRY_<OPTION> (--max-payload-bytes: REGISTRY_MAX_PAYLOAD_BYTES) or in the properties file "
+        + "given by --config-file (max-payload-bytes=...); a flag wins over the environment, which wins over the file.",
     sortOptions = false)
 public final class Main implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(Main.class);
 
-  @Option(names = "--host", defaultValue = "${env:REGISTRY_HOST:-0.0.0.0}",
-      description = "Address to bind (REGISTRY_HOST). Default: ${DEFAULT-VALUE}")
+  @Option(names = "--host", defaultValue = "0.0.0.0",
+      description = "Address to bind. Default: ${DEFAULT-VALUE}")
   String host;
 
-  @Option(names = "--port", defaultValue = "${env:REGISTRY_PORT:-7070}",
-      description = "RSocket TCP port; 0 picks a free one (REGISTRY_PORT). Default: ${DEFAULT-VALUE}")
+  @Option(names = "--config-file", description = "Optional properties file of settings (also REGISTRY_CONFIG_FILE)")
+  String configFile;
+
+  @Option(names = "--port", defaultValue = "7070",
+      description = "RSocket TCP port; 0 picks a free one. Default: ${DEFAULT-VALUE}")
   int port;
 
-  @Option(names = "--max-payload-bytes", defaultValue = "${env:REGISTRY_MAX_PAYLOAD_BYTES:-1048576}",
-      description = "Largest request body (REGISTRY_MAX_PAYLOAD_BYTES). Default: ${DEFAULT-VALUE}")
+  @Option(names = "--ws-port", defaultValue = "7071",
+      description = "RSocket over WebSocket port, path /rsocket; 0 picks a free one. Default: ${DEFAULT-VALUE}")
+  int webSocketPort;
+
+  @Option(names = "--http-port", defaultValue = "7080",
+      description = "HTTP port: /health, /ready, /metrics, /api/v1; 0 picks a free one. Default: ${DEFAULT-VALUE}")
+  int httpPort;
+
+  @Option(names = "--max-payload-bytes", defaultValue = "1048576",
+      description = "Largest request body. Default: ${DEFAULT-VALUE}")
   int maxPayloadBytes;
 
-  @Option(names = "--max-instances-per-connection", defaultValue = "${env:REGISTRY_MAX_INSTANCES_PER_CONNECTION:-10000}",
-      description = "Ephemeral instances one connection may own (REGISTRY_MAX_INSTANCES_PER_CONNECTION). "
+  @Option(names = "--max-instances-per-connection", defaultValue = "10000",
+      description = "Ephemeral instances one connection may own. "
           + "Default: ${DEFAULT-VALUE}")
   int maxInstancesPerConnection;
 
   @Option(names = "--max-subscriptions-per-connection",
-      defaultValue = "${env:REGISTRY_MAX_SUBSCRIPTIONS_PER_CONNECTION:-1000}",
-      description = "Open subscriptions per connection (REGISTRY_MAX_SUBSCRIPTIONS_PER_CONNECTION). "
+      defaultValue = "1000",
+      description = "Open subscriptions per connection. "
           + "Default: ${DEFAULT-VALUE}")
   int maxSubscriptionsPerConnection;
 
-  @Option(names = "--max-outbound-backlog-bytes", defaultValue = "${env:REGISTRY_MAX_OUTBOUND_BACKLOG_BYTES:-33554432}",
+  @Option(names = "--max-outbound-backlog-bytes", defaultValue = "33554432",
       description = "Bytes that may wait to be sent to a peer that is not reading before its connection is closed "
-          + "(REGISTRY_MAX_OUTBOUND_BACKLOG_BYTES). Default: ${DEFAULT-VALUE}")
+          + "Default: ${DEFAULT-VALUE}")
   int maxOutboundBacklogBytes;
 
-  @Option(names = "--max-pending-events", defaultValue = "${env:REGISTRY_MAX_PENDING_EVENTS:-1000}",
+  @Option(names = "--max-pending-events", defaultValue = "1000",
       description = "Events a slow subscriber may have pending before they collapse into one snapshot "
-          + "(REGISTRY_MAX_PENDING_EVENTS). Default: ${DEFAULT-VALUE}")
+          + "Default: ${DEFAULT-VALUE}")
   int maxPendingEvents;
 
-  @Option(names = "--heartbeat-interval-ms", defaultValue = "${env:REGISTRY_HEARTBEAT_INTERVAL_MS:-5000}",
-      description = "Default heartbeat interval (REGISTRY_HEARTBEAT_INTERVAL_MS). Default: ${DEFAULT-VALUE}")
+  @Option(names = "--heartbeat-interval-ms", defaultValue = "5000",
+      description = "Default heartbeat interval. Default: ${DEFAULT-VALUE}")
   long heartbeatIntervalMs;
 
-  @Option(names = "--heartbeat-timeout-ms", defaultValue = "${env:REGISTRY_HEARTBEAT_TIMEOUT_MS:-15000}",
-      description = "Unhealthy after this long without a heartbeat (REGISTRY_HEARTBEAT_TIMEOUT_MS). "
+  @Option(names = "--heartbeat-timeout-ms", defaultValue = "15000",
+      description = "Unhealthy after this long without a heartbeat. "
           + "Default: ${DEFAULT-VALUE}")
   long heartbeatTimeoutMs;
 
-  @Option(names = "--delete-timeout-ms", defaultValue = "${env:REGISTRY_DELETE_TIMEOUT_MS:-30000}",
-      description = "Removed after this long without a heartbeat (REGISTRY_DELETE_TIMEOUT_MS). Default: ${DEFAULT-VALUE}")
+  @Option(names = "--delete-timeout-ms", defaultValue = "30000",
+      description = "Removed after this long without a heartbeat. Default: ${DEFAULT-VALUE}")
   long deleteTimeoutMs;
 
-  @Option(names = "--empty-service-cleanup-ms", defaultValue = "${env:REGISTRY_EMPTY_SERVICE_CLEANUP_MS:-60000}",
+  @Option(names = "--empty-service-cleanup-ms", defaultValue = "60000",
       description = "A service created by a registration is removed after being empty this long "
-          + "(REGISTRY_EMPTY_SERVICE_CLEANUP_MS). Default: ${DEFAULT-VALUE}")
+          + "Default: ${DEFAULT-VALUE}")
   long emptyServiceCleanupMs;
 
-  @Option(names = "--override-retention-ms", defaultValue = "${env:REGISTRY_OVERRIDE_RETENTION_MS:-600000}",
+  @Option(names = "--override-retention-ms", defaultValue = "600000",
       description = "An operator override is dropped once its instance has been gone this long "
-          + "(REGISTRY_OVERRIDE_RETENTION_MS). Default: ${DEFAULT-VALUE}")
+          + "Default: ${DEFAULT-VALUE}")
   long overrideRetentionMs;
 
-  @Option(names = "--self-preservation", defaultValue = "${env:REGISTRY_SELF_PRESERVATION:-true}", arity = "1",
+  @Option(names = "--self-preservation", defaultValue = "true", arity = "1",
       description = "Stop expiring instances for missed heartbeats when far fewer arrive than expected "
-          + "(REGISTRY_SELF_PRESERVATION). Default: ${DEFAULT-VALUE}")
+          + "Default: ${DEFAULT-VALUE}")
   boolean selfPreservation;
 
-  @Option(names = "--self-preservation-window-ms", defaultValue = "${env:REGISTRY_SELF_PRESERVATION_WINDOW_MS:-60000}",
-      description = "Window over which heartbeats are counted (REGISTRY_SELF_PRESERVATION_WINDOW_MS). "
+  @Option(names = "--self-preservation-window-ms", defaultValue = "60000",
+      description = "Window over which heartbeats are counted. "
           + "Default: ${DEFAULT-VALUE}")
   long selfPreservationWindowMs;
 
-  @Option(names = "--self-preservation-threshold", defaultValue = "${env:REGISTRY_SELF_PRESERVATION_THRESHOLD:-0.85}",
-      description = "Below this share of the expected heartbeats, expiry stops (REGISTRY_SELF_PRESERVATION_THRESHOLD). "
+  @Option(names = "--self-preservation-threshold", defaultValue = "0.85",
+      description = "Below this share of the expected heartbeats, expiry stops. "
           + "Default: ${DEFAULT-VALUE}")
   double selfPreservationThreshold;
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new Main()).execute(args));
+    System.exit(commandLine(args, System.getenv()).execute(args));
+  }
+
+  static CommandLine commandLine(String[] args, java.util.Map<String, String> environment) {
+    return new CommandLine(new Main()).setDefaultValueProvider(ConfigSources.from(args, environment));
   }
 
   @Override
@@ -102,8 +118,9 @@ public final class Main implements Callable<Integer> {
     if (server == null) {
       throw new IllegalStateException("server did not start");
     }
-    log.info("reactive registry {} listening on rsocket+tcp://{}:{}", RegistryServer.version(), config.host(),
-        server.tcpPort());
+    log.info("reactive registry {} listening: rsocket+tcp://{}:{}, rsocket+ws://{}:{}/rsocket, http://{}:{}",
+        RegistryServer.version(), config.host(), server.tcpPort(), config.host(), server.webSocketPort(), config.host(),
+        server.httpPort());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       log.info("shutting down");
@@ -125,6 +142,8 @@ public final class Main implements Callable<Integer> {
     return ServerConfig.DEFAULTS
         .withHost(host)
         .withTcpPort(port)
+        .withWebSocketPort(webSocketPort)
+        .withHttpPort(httpPort)
         .withLimits(new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes))
         .withMaxInstancesPerConnection(maxInstancesPerConnection)
         .withMaxPendingEvents(maxPendingEvents)

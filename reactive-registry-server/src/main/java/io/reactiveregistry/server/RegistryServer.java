@@ -5,6 +5,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.reactiveregistry.server.audit.ChangeCounter;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.core.Registry;
+import io.reactiveregistry.server.http.HttpEndpoint;
+import io.reactiveregistry.server.core.Results.InstanceCounts;
+import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
@@ -19,33 +22,42 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.DisposableServer;
 
 /**
- * A running registry server: the core, its runtime, the expiry ticker and the RSocket endpoint.
- * Start with {@link #start(ServerConfig)}; stop with {@link #dispose()}.
+ * A running registry server: the core, its runtime, the lifecycle ticker, RSocket over TCP and
+ * WebSocket, and HTTP for operations. Start with {@link #start(ServerConfig)}; stop with
+ * {@link #dispose()} or, waiting, {@link #disposeNow(Duration)}.
  */
 public final class RegistryServer implements Disposable {
+  /** How long answers already being written get before connections are closed at shutdown. */
+  private static final Duration IN_FLIGHT_GRACE = Duration.ofMillis(200);
+
   private final RegistryRuntime runtime;
   private final RSocketEndpoint endpoint;
   private final CloseableChannel tcp;
+  private final DisposableServer webSocket;
+  private final DisposableServer http;
   private final Disposable ticker;
   private final PrometheusMeterRegistry meters;
+  private final AtomicBoolean ready;
+  private final AtomicBoolean stopped = new AtomicBoolean();
 
-  private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp, Disposable ticker,
-      PrometheusMeterRegistry meters) {
+  private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp,
+      DisposableServer webSocket, DisposableServer http, Disposable ticker, PrometheusMeterRegistry meters,
+      AtomicBoolean ready) {
     this.runtime = runtime;
     this.endpoint = endpoint;
     this.tcp = tcp;
+    this.webSocket = webSocket;
+    this.http = http;
     this.ticker = ticker;
     this.meters = meters;
-  }
-
-  /** The server's meters, in Prometheus text format by {@link PrometheusMeterRegistry#scrape()}. */
-  public PrometheusMeterRegistry meters() {
-    return meters;
+    this.ready = ready;
   }
 
   /** Builds the server and binds its ports; the Mono completes once it accepts connections. */
@@ -54,16 +66,26 @@ public final class RegistryServer implements Disposable {
       PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       InstantSource clock = InstantSource.system();
       Registry registry = new Registry(clock, config.registryConfig(), config.lifecycle(), new java.util.Random());
-      RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents()));
+      ServerMeters serverMeters = new ServerMeters(meters);
+      RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), serverMeters::pushed));
       ServerIdentity identity = new ServerIdentity(version(), UUID.randomUUID().toString(), clock.millis());
       TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());
       runtime.addListener(trace);
       runtime.addListener(new ChangeCounter(meters));
-      RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock);
-      return endpoint.bindTcp(config.host(), config.tcpPort()).map(tcp -> {
-        Disposable ticker = new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel());
-        return new RegistryServer(runtime, endpoint, tcp, ticker, meters);
-      });
+      RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock, serverMeters);
+      registerGauges(serverMeters, runtime, endpoint);
+      serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
+      AtomicBoolean ready = new AtomicBoolean();
+      HttpEndpoint httpEndpoint = new HttpEndpoint(runtime, meters, ready::get);
+      return Mono.zip(endpoint.bindTcp(config.host(), config.tcpPort()),
+              endpoint.bindWebSocket(config.host(), config.webSocketPort()),
+              httpEndpoint.bind(config.host(), config.httpPort()))
+          .map(ports -> {
+            Disposable ticker = new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel());
+            ready.set(true);
+            return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
+                ready);
+          });
     });
   }
 
@@ -75,49 +97,102 @@ public final class RegistryServer implements Disposable {
     return tcp.address().getPort();
   }
 
+  public int webSocketPort() {
+    return webSocket.port();
+  }
+
+  public int httpPort() {
+    return http.port();
+  }
+
   /** The runtime, for embedding and tests that look at state directly. */
   public RegistryRuntime runtime() {
     return runtime;
+  }
+
+  /** The server's meters, in Prometheus text format by {@link PrometheusMeterRegistry#scrape()}. */
+  public PrometheusMeterRegistry meters() {
+    return meters;
   }
 
   public int openConnections() {
     return endpoint.openConnections();
   }
 
+  /** Heartbeats that could not be applied: invalid ones, and those for another connection's instance. */
   public long droppedHeartbeats() {
-    return endpoint.droppedHeartbeats();
+    return (long) meters.get("registry.heartbeats.dropped").counter().count();
   }
 
-  /** Stops accepting, closes every connection (releasing what each owned) and stops the ticker. */
+  /** Stops gracefully in the background; see {@link #stop()}. */
   @Override
   public void dispose() {
     stop().subscribe();
   }
 
-  /** The port closes first, so no connection can arrive after the others were closed. */
-  private Mono<Void> stop() {
-    return Mono.defer(() -> {
-      ticker.dispose();
-      tcp.dispose();
-      return tcp.onClose().onErrorResume(e -> Mono.empty()).then(endpoint.closeConnections());
-    });
-  }
-
   @Override
   public boolean isDisposed() {
-    return tcp.isDisposed();
+    return stopped.get();
   }
 
-  /** Completes when the server has closed its ports. */
+  /** Completes when the RSocket TCP port has closed. */
   public Mono<Void> onClose() {
     return tcp.onClose();
   }
 
-  /** Disposes and waits, at most {@code timeout}, for the port and every connection to close. */
+  /** Stops gracefully and waits, at most {@code timeout}, for every port and connection to close. */
   public void disposeNow(Duration timeout) {
     stop().block(timeout);
   }
 
+  /**
+   * A graceful stop: readiness turns false and new connections are refused; subscription streams
+   * end normally and get {@code IN_FLIGHT_GRACE} for their last frames and answers being written
+   * to go out; then the ports close and every connection is closed with the reason (releasing what
+   * each owned); HTTP closes last. The ports close only after the streams have ended because
+   * closing an RSocket server port also closes its connections.
+   */
+  private Mono<Void> stop() {
+    return Mono.defer(() -> {
+      if (!stopped.compareAndSet(false, true)) {
+        return Mono.when(tcp.onClose(), http.onDispose());
+      }
+      ready.set(false);
+      ticker.dispose();
+      endpoint.stopAccepting();
+      runtime.completeSubscriptions();
+      return Mono.delay(IN_FLIGHT_GRACE)
+          .then(endpoint.closeConnectionsGracefully("the server is shutting down", IN_FLIGHT_GRACE))
+          .then(Mono.fromRunnable(() -> {
+            tcp.dispose();
+            webSocket.dispose();
+          }))
+          .then(Mono.when(tcp.onClose().onErrorResume(e -> Mono.empty()), webSocket.onDispose()))
+          .then(Mono.fromRunnable(http::dispose))
+          .then(http.onDispose());
+    });
+  }
+
+  private static void registerGauges(ServerMeters meters, RegistryRuntime runtime, RSocketEndpoint endpoint) {
+    meters.gauge("registry.connections", "open client connections", endpoint::openConnections);
+    meters.gauge("registry.subscribers", "open service.subscribe streams", runtime::subscriberCount);
+    meters.gauge("registry.self.preservation", "1 while missed heartbeats do not expire instances",
+        () -> runtime.read(Registry::selfPreserving) ? 1 : 0);
+    meters.gauge("registry.services", "services", () -> runtime.read(Registry::serviceCount));
+    String[][] kinds = {{"ephemeral", "healthy"}, {"ephemeral", "unhealthy"}, {"persistent", "healthy"},
+        {"persistent", "unhealthy"}};
+    for (String[] kind : kinds) {
+      meters.gauge("registry.instances", "instances by type and health", () -> {
+        InstanceCounts counts = runtime.read(Registry::instanceCounts);
+        return switch (kind[0] + "/" + kind[1]) {
+          case "ephemeral/healthy" -> counts.ephemeralHealthy();
+          case "ephemeral/unhealthy" -> counts.ephemeralUnhealthy();
+          case "persistent/healthy" -> counts.persistentHealthy();
+          default -> counts.persistentUnhealthy();
+        };
+      }, "type", kind[0], "health", kind[1]);
+    }
+  }
   static String version() {
     try (InputStream in = RegistryServer.class.getResourceAsStream("version.properties")) {
       if (in == null) {

@@ -11,6 +11,8 @@ import java.time.Duration;
  *
  * @param host address to bind
  * @param tcpPort RSocket over TCP; 0 picks a free port
+ * @param webSocketPort RSocket over WebSocket, path {@code /rsocket}; 0 picks a free port
+ * @param httpPort health, readiness, metrics and the read-only JSON API; 0 picks a free port
  * @param limits per-connection limits
  * @param maxInstancesPerConnection ephemeral instances one connection may own
  * @param maxPendingEvents events one subscriber may have pending before they collapse into a snapshot
@@ -19,48 +21,57 @@ import java.time.Duration;
  * @param lifecycle empty-service cleanup, override retention and self-preservation
  */
 public record ServerConfig(
-    String host, int tcpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
+    String host, int tcpPort, int webSocketPort, int httpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
     HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle) {
 
-  public static final ServerConfig DEFAULTS = new ServerConfig("0.0.0.0", 7070, ServerLimits.DEFAULTS,
+  public static final ServerConfig DEFAULTS = new ServerConfig("0.0.0.0", 7070, 7071, 7080, ServerLimits.DEFAULTS,
       10_000, 1_000, HeartbeatTimings.DEFAULTS, Duration.ofMillis(100), LifecycleConfig.DEFAULTS);
 
   /** Loopback on a free port: what tests and embedded uses want. */
   public static ServerConfig ephemeralLoopback() {
-    return DEFAULTS.withHost("127.0.0.1").withTcpPort(0);
+    return DEFAULTS.withHost("127.0.0.1").withTcpPort(0).withWebSocketPort(0).withHttpPort(0);
   }
 
   public ServerConfig withHost(String value) {
-    return new ServerConfig(value, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
+    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
   }
 
   public ServerConfig withTcpPort(int value) {
-    return new ServerConfig(host, value, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
+    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
+  }
+
+  public ServerConfig withWebSocketPort(int value) {
+    return new ServerConfig(host, tcpPort, value, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
+        heartbeat, expiryTick, lifecycle);
+  }
+
+  public ServerConfig withHttpPort(int value) {
+    return new ServerConfig(host, tcpPort, webSocketPort, value, limits, maxInstancesPerConnection, maxPendingEvents,
+        heartbeat, expiryTick, lifecycle);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(host, tcpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
   }
 
   public ServerConfig withMaxInstancesPerConnection(int value) {
-    return new ServerConfig(host, tcpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle);
   }
 
   public ServerConfig withMaxPendingEvents(int value) {
-    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle);
   }
 
   public ServerConfig withHeartbeat(HeartbeatTimings value) {
-    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle);
   }
 
   public ServerConfig withExpiryTick(Duration value) {
-    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle);
   }
 
   public ServerConfig withLifecycle(LifecycleConfig value) {
-    return new ServerConfig(host, tcpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick,
-        value);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value);
   }
 
   RegistryConfig registryConfig() {

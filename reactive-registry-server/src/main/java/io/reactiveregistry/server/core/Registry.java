@@ -542,6 +542,17 @@ public final class Registry {
     return ownership == null ? 0 : ownership.owned.size();
   }
 
+  /** Instances by type and health; looks at every instance, so for occasional reads (a metrics scrape). */
+  public Results.InstanceCounts instanceCounts() {
+    int[] counts = new int[4];
+    for (Service service : services.values()) {
+      for (RegisteredInstance instance : service.instances.values()) {
+        counts[(service.ephemeral ? 0 : 2) + (instance.view.healthy() ? 0 : 1)]++;
+      }
+    }
+    return new Results.InstanceCounts(counts[0], counts[1], counts[2], counts[3]);
+  }
+
   public int serviceCount() {
     return services.size();
   }

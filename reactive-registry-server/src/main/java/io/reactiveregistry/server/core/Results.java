@@ -12,6 +12,10 @@ public final class Results {
 
   public record BatchRegistered(List<String> instanceIds, long revision) {}
 
+  /** Instances by type and health, for the meters. */
+  public record InstanceCounts(int ephemeralHealthy, int ephemeralUnhealthy, int persistentHealthy,
+      int persistentUnhealthy) {}
+
   /** One line of a service listing. */
   public record ServiceSummary(ServiceKey service, boolean ephemeral, int instanceCount, int healthyCount) {}
 

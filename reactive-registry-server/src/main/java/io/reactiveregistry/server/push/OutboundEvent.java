@@ -9,10 +9,16 @@ import io.reactiveregistry.protocol.message.ServiceEvent;
  */
 public final class OutboundEvent {
   private final ServiceEvent message;
+  private final long createdAtNanos = System.nanoTime();
   private volatile byte[] encoded;
 
   OutboundEvent(ServiceEvent message) {
     this.message = message;
+  }
+
+  /** When the change was turned into this event, for push latency. */
+  long createdAtNanos() {
+    return createdAtNanos;
   }
 
   public ServiceEvent message() {

@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongConsumer;
 
 /**
  * Fans core events out to the subscribers of every affected view. Every method runs under the
@@ -20,11 +21,18 @@ import java.util.Set;
 public final class PushHub {
   private final Map<ServiceKey, List<ViewChannel>> channels = new HashMap<>();
   private final int maxPending;
+  private final LongConsumer pushed;
   private int subscriberCount;
 
   /** @param maxPending how many events one subscriber may have pending before they collapse into a snapshot */
   public PushHub(int maxPending) {
+    this(maxPending, changedAt -> { });
+  }
+
+  /** @param pushed told, for each event handed to a subscriber, when its change was made (nanoTime) */
+  public PushHub(int maxPending, LongConsumer pushed) {
     this.maxPending = maxPending;
+    this.pushed = pushed;
   }
 
   /** A new subscriber of the view, its queue holding the view's current snapshot. */
@@ -40,7 +48,7 @@ public final class PushHub {
       channel = new ViewChannel(service, filter);
       views.add(channel);
     }
-    SubscriberQueue queue = new SubscriberQueue(channel, maxPending, resync);
+    SubscriberQueue queue = new SubscriberQueue(channel, maxPending, resync, pushed);
     queue.offer(channel.snapshot(registry));
     channel.subscribers().add(queue);
     subscriberCount++;
@@ -55,9 +63,10 @@ public final class PushHub {
   public void close(SubscriberQueue queue) {
     queue.close();
     ViewChannel channel = queue.channel();
-    if (channel.subscribers().remove(queue)) {
-      subscriberCount--;
+    if (!channel.subscribers().remove(queue)) {
+      return; // already detached (completeAll)
     }
+    subscriberCount--;
     if (channel.subscribers().isEmpty()) {
       List<ViewChannel> views = channels.get(channel.service());
       if (views != null) {
@@ -100,6 +109,20 @@ public final class PushHub {
       }
     });
     return woken;
+  }
+
+  /** Completes every subscriber's stream and forgets all channels. */
+  public void completeAll() {
+    // Detach everything first: completing a stream runs its dispose hook, which calls close().
+    List<SubscriberQueue> all = new ArrayList<>();
+    for (List<ViewChannel> views : channels.values()) {
+      for (ViewChannel channel : views) {
+        all.addAll(channel.subscribers());
+      }
+    }
+    channels.clear();
+    subscriberCount = 0;
+    all.forEach(SubscriberQueue::complete);
   }
 
   public int subscriberCount() {

@@ -2,6 +2,7 @@ package io.reactiveregistry.server.push;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
 import reactor.core.publisher.FluxSink;
 
 /**
@@ -19,6 +20,7 @@ public final class SubscriberQueue {
   private final ViewChannel channel;
   private final int maxPending;
   private final Resync resync;
+  private final LongConsumer pushed;
   private final ArrayDeque<OutboundEvent> pending = new ArrayDeque<>();
   private final AtomicInteger wip = new AtomicInteger();
   private boolean needsResync;
@@ -26,10 +28,11 @@ public final class SubscriberQueue {
   private volatile FluxSink<byte[]> sink;
   private volatile boolean closed;
 
-  SubscriberQueue(ViewChannel channel, int maxPending, Resync resync) {
+  SubscriberQueue(ViewChannel channel, int maxPending, Resync resync, LongConsumer pushed) {
     this.channel = channel;
     this.maxPending = maxPending;
     this.resync = resync;
+    this.pushed = pushed;
   }
 
   public ViewChannel channel() {
@@ -71,6 +74,15 @@ public final class SubscriberQueue {
     return pending.size();
   }
 
+  /** Ends the stream normally; what was still pending is not sent. */
+  void complete() {
+    close();
+    FluxSink<byte[]> out = sink;
+    if (out != null) {
+      out.complete();
+    }
+  }
+
   void close() {
     closed = true;
     synchronized (this) {
@@ -110,6 +122,7 @@ public final class SubscriberQueue {
         return;
       }
       out.next(next.bytes());
+      pushed.accept(next.createdAtNanos());
     }
   }
 }

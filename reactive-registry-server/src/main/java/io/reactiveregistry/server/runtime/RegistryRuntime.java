@@ -87,6 +87,13 @@ public final class RegistryRuntime {
     listeners.add(listener);
   }
 
+  /** Ends every subscription stream normally (onComplete): a clean end for subscribers at shutdown. */
+  public void completeSubscriptions() {
+    synchronized (monitor) {
+      hub.completeAll();
+    }
+  }
+
   public int subscriberCount() {
     synchronized (monitor) {
       return hub.subscriberCount();

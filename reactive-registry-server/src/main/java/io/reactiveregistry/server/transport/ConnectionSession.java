@@ -4,6 +4,8 @@ import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.Payload;
@@ -28,14 +30,17 @@ final class ConnectionSession implements RSocket {
   private final RequestHandlers handlers;
   private final RegistryRuntime runtime;
   private final ServerLimits limits;
+  private final ServerMeters meters;
   private final AtomicInteger subscriptions = new AtomicInteger();
   private final AtomicBoolean released = new AtomicBoolean();
 
-  ConnectionSession(Owner owner, RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits) {
+  ConnectionSession(Owner owner, RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits,
+      ServerMeters meters) {
     this.owner = owner;
     this.handlers = handlers;
     this.runtime = runtime;
     this.limits = limits;
+    this.meters = meters;
   }
 
   Owner owner() {
@@ -44,23 +49,40 @@ final class ConnectionSession implements RSocket {
 
   @Override
   public Mono<Payload> requestResponse(Payload payload) {
+    long start = System.nanoTime();
+    Route route = null;
     try {
-      Route route = RouteResolver.resolve(payload, Interaction.REQUEST_RESPONSE);
+      route = RouteResolver.resolve(payload, Interaction.REQUEST_RESPONSE);
       checkSize(payload);
       Object answer = handlers.respond(owner, route, payload.sliceData());
       byte[] json = answer instanceof RequestHandlers.Encoded encoded ? encoded.json() : JsonCodec.json().encode(answer);
+      meters.request(route, start, null);
       return Mono.just(DefaultPayload.create(json));
     } catch (RuntimeException e) {
-      return Mono.error(ErrorMapping.toWire(e));
+      return Mono.error(refused(route, start, e));
     } finally {
       payload.release();
     }
   }
 
+  /** The wire error for a refused request, counted by route and code. */
+  private Throwable refused(Route route, long start, RuntimeException error) {
+    ErrorBody body = ErrorMapping.body(error);
+    ErrorCode code = ErrorCode.valueOf(body.code());
+    if (route == null) {
+      meters.error(code);
+    } else {
+      meters.request(route, start, code);
+    }
+    return ErrorMapping.toWire(body);
+  }
+
   @Override
   public Flux<Payload> requestStream(Payload payload) {
+    long start = System.nanoTime();
+    Route route = null;
     try {
-      Route route = RouteResolver.resolve(payload, Interaction.REQUEST_STREAM);
+      route = RouteResolver.resolve(payload, Interaction.REQUEST_STREAM);
       checkSize(payload);
       if (subscriptions.incrementAndGet() > limits.maxSubscriptionsPerConnection()) {
         subscriptions.decrementAndGet();
@@ -68,15 +90,17 @@ final class ConnectionSession implements RSocket {
             + limits.maxSubscriptionsPerConnection() + " open subscriptions, the most allowed");
       }
       try {
-        return handlers.stream(route, payload.sliceData())
+        Flux<Payload> stream = handlers.stream(route, payload.sliceData())
             .map(DefaultPayload::create)
             .doFinally(signal -> subscriptions.decrementAndGet());
+        meters.request(route, start, null);
+        return stream;
       } catch (RuntimeException e) {
         subscriptions.decrementAndGet();
         throw e;
       }
     } catch (RuntimeException e) {
-      return Flux.error(ErrorMapping.toWire(e));
+      return Flux.error(refused(route, start, e));
     } finally {
       payload.release();
     }

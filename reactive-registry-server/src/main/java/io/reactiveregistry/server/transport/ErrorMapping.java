@@ -54,6 +54,10 @@ final class ErrorMapping {
   }
 
   static ApplicationErrorException toWire(Throwable error) {
-    return new ApplicationErrorException(JsonCodec.json().encodeToString(body(error)));
+    return toWire(body(error));
+  }
+
+  static ApplicationErrorException toWire(ErrorBody body) {
+    return new ApplicationErrorException(JsonCodec.json().encodeToString(body));
   }
 }

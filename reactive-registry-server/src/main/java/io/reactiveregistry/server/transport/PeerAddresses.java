@@ -9,6 +9,9 @@ import io.rsocket.frame.FrameType;
 import io.rsocket.plugins.DuplexConnectionInterceptor;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import io.rsocket.exceptions.ConnectionCloseException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -21,9 +24,25 @@ import reactor.core.publisher.Mono;
 final class PeerAddresses implements DuplexConnectionInterceptor {
   private static final ThreadLocal<SocketAddress> SETTING_UP = new ThreadLocal<>();
 
+  /** Every live connection, so that a shutdown can close each with a reason. */
+  private final Set<DuplexConnection> live = ConcurrentHashMap.newKeySet();
+
   @Override
   public DuplexConnection apply(Type type, DuplexConnection connection) {
-    return type == Type.SOURCE ? new Tagging(connection) : connection;
+    if (type != Type.SOURCE) {
+      return connection;
+    }
+    Tagging tagged = new Tagging(connection);
+    live.add(tagged);
+    connection.onClose().doFinally(signal -> live.remove(tagged)).subscribe(null, error -> { });
+    return tagged;
+  }
+
+  /** Sends each connection an RSocket {@code CONNECTION_CLOSE} error with the reason, then closes it. */
+  void closeAll(String reason) {
+    for (DuplexConnection connection : live) {
+      connection.sendErrorAndClose(new ConnectionCloseException(reason));
+    }
   }
 
   /** The address of the connection whose SETUP is being handled on this thread, as {@code host:port}. */

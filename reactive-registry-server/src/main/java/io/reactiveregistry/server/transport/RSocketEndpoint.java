@@ -7,11 +7,18 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.channel.WriteBufferWaterMark;
 import io.reactiveregistry.server.audit.TraceHub;
+import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.transport.netty.server.CloseableChannel;
+import io.rsocket.transport.ServerTransport;
 import io.rsocket.transport.netty.server.TcpServerTransport;
+import io.rsocket.transport.netty.server.WebsocketRouteTransport;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.WebsocketServerSpec;
+import java.time.Duration;
 import java.time.InstantSource;
 import reactor.core.publisher.Mono;
 import reactor.netty.tcp.TcpServer;
@@ -24,24 +31,49 @@ public final class RSocketEndpoint {
   /** Every accepted connection, so that stopping the server closes them too, not only the port. */
   private final ChannelGroup connections = new DefaultChannelGroup("registry-connections", GlobalEventExecutor.INSTANCE);
   private volatile boolean stopping;
+  private final PeerAddresses peers = new PeerAddresses();
   private final SetupAcceptor acceptor;
   private final RequestHandlers handlers;
   private final ServerLimits limits;
 
   public RSocketEndpoint(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, ServerLimits limits,
-      InstantSource clock) {
-    this.handlers = new RequestHandlers(runtime, trace, identity, clock);
-    this.acceptor = new SetupAcceptor(handlers, runtime, limits);
+      InstantSource clock, ServerMeters meters) {
+    this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters);
+    this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters);
     this.limits = limits;
   }
 
   public Mono<CloseableChannel> bindTcp(String host, int port) {
-    int frameLimit = frameLimit();
+    return rsocketServer().bind(TcpServerTransport.create(guarded(TcpServer.create().host(host).port(port)),
+        frameLimit()));
+  }
+
+  /** RSocket over WebSocket at {@code /rsocket}: browsers, proxies, rsocket-js. Same routes, same limits. */
+  public Mono<DisposableServer> bindWebSocket(String host, int port) {
+    ServerTransport.ConnectionAcceptor rsocket = rsocketServer().asConnectionAcceptor(frameLimit());
+    WebsocketServerSpec spec = WebsocketServerSpec.builder().maxFramePayloadLength(frameLimit()).build();
+    int high = limits.maxOutboundBacklogBytes();
+    OutboundBacklogGuard guard = new OutboundBacklogGuard(high);
+    return HttpServer.create().host(host).port(port)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
+        .doOnConnection(connection -> {
+          if (stopping) {
+            connection.channel().close();
+            return;
+          }
+          connections.add(connection.channel());
+          connection.addHandlerLast("outbound-backlog-guard", guard);
+        })
+        .route(routes -> routes.ws("/rsocket", WebsocketRouteTransport.newHandler(rsocket), spec))
+        .bind()
+        .map(DisposableServer.class::cast);
+  }
+
+  private RSocketServer rsocketServer() {
     return RSocketServer.create(acceptor)
         .payloadDecoder(PayloadDecoder.DEFAULT)
-        .maxInboundPayloadSize(frameLimit)
-        .interceptors(registry -> registry.forConnection(new PeerAddresses()))
-        .bind(TcpServerTransport.create(guarded(TcpServer.create().host(host).port(port)), frameLimit));
+        .maxInboundPayloadSize(frameLimit())
+        .interceptors(registry -> registry.forConnection(peers));
   }
 
   private TcpServer guarded(TcpServer server) {
@@ -79,11 +111,25 @@ public final class RSocketEndpoint {
     return Mono.create(sink -> closing.addListener(done -> sink.success()));
   }
 
+  /**
+   * Closes every connection the way RSocket means it: a {@code CONNECTION_CLOSE} error with the
+   * reason, then the close; whatever is still open after {@code grace} is closed outright.
+   */
+  public Mono<Void> closeConnectionsGracefully(String reason, Duration grace) {
+    return Mono.defer(() -> {
+      stopping = true;
+      peers.closeAll(reason);
+      return Mono.delay(grace).then(closeConnections());
+    });
+  }
+
+  /** From now on a new connection is closed as soon as it is accepted. */
+  public void stopAccepting() {
+    stopping = true;
+  }
+
   public int openConnections() {
     return acceptor.openConnections();
   }
 
-  public long droppedHeartbeats() {
-    return handlers.droppedHeartbeats();
-  }
 }

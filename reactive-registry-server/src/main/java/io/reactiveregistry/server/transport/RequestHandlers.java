@@ -17,6 +17,7 @@ import io.reactiveregistry.protocol.message.ServiceListQuery;
 import io.reactiveregistry.protocol.message.ServiceRef;
 import io.reactiveregistry.protocol.message.TraceQuery;
 import io.reactiveregistry.server.audit.TraceHub;
+import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.core.Failure;
 import io.reactiveregistry.server.core.InstanceView;
@@ -44,7 +45,6 @@ import io.reactiveregistry.server.wire.WireCommands;
 import io.reactiveregistry.server.wire.WireCommands.InstanceAddress;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 
 /**
@@ -59,12 +59,14 @@ final class RequestHandlers {
   private final TraceHub trace;
   private final ServerIdentity identity;
   private final InstantSource clock;
-  private final AtomicLong droppedHeartbeats = new AtomicLong();
+  private final ServerMeters meters;
   private final SnapshotCache snapshots = new SnapshotCache(100_000);
 
-  RequestHandlers(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock) {
+  RequestHandlers(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
+      ServerMeters meters) {
     this.runtime = runtime;
     this.trace = trace;
+    this.meters = meters;
     this.identity = identity;
     this.clock = clock;
   }
@@ -109,23 +111,20 @@ final class RequestHandlers {
   void fire(Owner owner, Route route, ByteBuf data) {
     Heartbeat heartbeat = json.decode(data, Heartbeat.class);
     if (heartbeat.instance() == null && heartbeat.service() == null) {
-      runtime.execute(registry -> registry.heartbeatAll(owner));
+      meters.heartbeats(runtime.execute(registry -> registry.heartbeatAll(owner)));
       return;
     }
     ServiceKey key = service(heartbeat.namespace(), heartbeat.group(), heartbeat.service());
     InstanceSpec spec = WireCommands.instance("instance", heartbeat.instance());
     HeartbeatOutcome outcome = runtime.execute(registry -> registry.heartbeat(owner, key, spec));
+    meters.heartbeats(1);
     if (outcome == HeartbeatOutcome.IGNORED_NOT_OWNER || outcome == HeartbeatOutcome.IGNORED_DEREGISTERED) {
-      droppedHeartbeats.incrementAndGet();
+      meters.heartbeatDropped();
     }
   }
 
   void countDroppedHeartbeat() {
-    droppedHeartbeats.incrementAndGet();
-  }
-
-  long droppedHeartbeats() {
-    return droppedHeartbeats.get();
+    meters.heartbeatDropped();
   }
 
   private RegisterResult register(Owner owner, Registration body) {

@@ -5,6 +5,7 @@ import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.MalformedBodyException;
 import io.reactiveregistry.protocol.message.SetupData;
 import io.reactiveregistry.server.core.Owner;
+import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.ConnectionSetupPayload;
 import io.rsocket.RSocket;
@@ -26,13 +27,15 @@ public final class SetupAcceptor implements SocketAcceptor {
   private final RequestHandlers handlers;
   private final RegistryRuntime runtime;
   private final ServerLimits limits;
+  private final ServerMeters meters;
   private final AtomicLong connectionIds = new AtomicLong();
   private final AtomicInteger open = new AtomicInteger();
 
-  SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits) {
+  SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits, ServerMeters meters) {
     this.handlers = handlers;
     this.runtime = runtime;
     this.limits = limits;
+    this.meters = meters;
   }
 
   @Override
@@ -51,7 +54,7 @@ public final class SetupAcceptor implements SocketAcceptor {
     }
     String label = client + "@" + peer;
     Owner owner = new Owner(connectionIds.incrementAndGet(), label);
-    ConnectionSession session = new ConnectionSession(owner, handlers, runtime, limits);
+    ConnectionSession session = new ConnectionSession(owner, handlers, runtime, limits, meters);
     int nowOpen = open.incrementAndGet();
     log.info("connection opened: {} (id {}, {} open)", label, owner.id(), nowOpen);
     sendingSocket.onClose()

@@ -159,6 +159,7 @@ class AdminEndToEndTest {
     StepVerifier.create(ops.stream("admin.trace", "{\"service\":\"orders\"}")
             .map(json -> JsonCodec.json().decode(json, TraceEvent.class)))
         .then(() -> {
+          awaitTraceSubscribers(1);
           app.call("instance.register", registration("billing", "127.0.0.5", 8080));
           app.call("instance.register", registration("orders", "127.0.0.5", 8080));
           app.close();
@@ -182,7 +183,10 @@ class AdminEndToEndTest {
 
     // RSocket opens the stream on the server with the first demand: take one event, then fall behind.
     StepVerifier.create(ops.stream("admin.trace", "{}").map(json -> JsonCodec.json().decode(json, TraceEvent.class)), 1)
-        .then(() -> app.call("instance.register", registration("orders", "127.0.0.1", 1)))
+        .then(() -> {
+          awaitTraceSubscribers(1);
+          app.call("instance.register", registration("orders", "127.0.0.1", 1));
+        })
         .assertNext(e -> assertThat(e.revision()).isEqualTo(1))
         .then(() -> {
           for (int port = 2; port <= 1_201; port++) {
@@ -198,6 +202,12 @@ class AdminEndToEndTest {
         .assertNext(e -> assertThat(e.revision()).isEqualTo(202))
         .thenCancel()
         .verify(Duration.ofSeconds(20));
+  }
+
+  /** A stream is open on the server only once its REQUEST_STREAM frame has arrived. */
+  private void awaitTraceSubscribers(int count) {
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
+        fixture.server().meters().get("registry.trace.subscribers").gauge().value() == count);
   }
 
   @Test

@@ -1,0 +1,122 @@
+package io.reactiveregistry.server.http;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.protocol.message.ServiceList;
+import io.reactiveregistry.protocol.message.ServiceSummary;
+import io.reactiveregistry.protocol.rules.Names;
+import io.reactiveregistry.protocol.rules.RuleViolation;
+import io.reactiveregistry.server.core.Failure;
+import io.reactiveregistry.server.core.RegistryException;
+import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.ServiceView;
+import io.reactiveregistry.server.core.ViewFilter;
+import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.wire.WireViews;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+
+/**
+ * {@code GET /health}, {@code /ready}, {@code /metrics}, {@code /api/v1/services?namespace=&group=}
+ * and {@code /api/v1/services/{namespace}/{group}/{service}}. Errors are JSON:
+ * {@code {"code": "...", "message": "..."}}.
+ */
+public final class HttpEndpoint {
+  private static final String JSON = "application/json";
+  private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
+  private static final Set<String> PATHS = Set.of("/health", "/ready", "/metrics", "/api/v1/services");
+
+  private final RegistryRuntime runtime;
+  private final PrometheusMeterRegistry meters;
+  private final BooleanSupplier ready;
+
+  public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready) {
+    this.runtime = runtime;
+    this.meters = meters;
+    this.ready = ready;
+  }
+
+  public Mono<DisposableServer> bind(String host, int port) {
+    return HttpServer.create().host(host).port(port)
+        .route(routes -> routes
+            .get("/health", (request, response) -> json(response, HttpResponseStatus.OK, Map.of("status", "UP")))
+            .get("/ready", (request, response) -> ready.getAsBoolean()
+                ? json(response, HttpResponseStatus.OK, Map.of("status", "READY"))
+                : json(response, HttpResponseStatus.SERVICE_UNAVAILABLE, Map.of("status", "NOT_READY")))
+            .get("/metrics", (request, response) -> response.status(HttpResponseStatus.OK)
+                .header("Content-Type", PROMETHEUS).sendString(Mono.fromSupplier(meters::scrape)))
+            .get("/api/v1/services", (request, response) -> answer(response, () -> list(request)))
+            .get("/api/v1/services/{namespace}/{group}/{service}",
+                (request, response) -> answer(response, () -> snapshot(request)))
+            .route(request -> true, this::unrouted))
+        .bind()
+        .map(DisposableServer.class::cast);
+  }
+
+  private ServiceList list(HttpServerRequest request) {
+    Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
+    String namespace = Names.orDefault("namespace", first(params, "namespace"), ServiceKey.DEFAULT_NAMESPACE);
+    String group = first(params, "group") == null ? null : Names.require("group", first(params, "group"));
+    List<ServiceSummary> services = new ArrayList<>();
+    for (var summary : runtime.read(registry -> registry.list(namespace, group, first(params, "prefix")))) {
+      services.add(new ServiceSummary(summary.service().namespace(), summary.service().group(),
+          summary.service().service(), summary.ephemeral(), summary.instanceCount(), summary.healthyCount()));
+    }
+    return new ServiceList(services.size(), services);
+  }
+
+  private Object snapshot(HttpServerRequest request) {
+    Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
+    ServiceKey key = ServiceKey.of(request.param("namespace"), request.param("group"), request.param("service"));
+    ViewFilter filter = ViewFilter.of(params.get("clusters"), Boolean.parseBoolean(first(params, "healthyOnly")));
+    ServiceView view = runtime.read(registry -> registry.view(key, filter));
+    if (!view.exists()) {
+      throw new RegistryException(Failure.NOT_FOUND, "service " + key + " does not exist");
+    }
+    return WireViews.snapshot(view);
+  }
+
+  private Publisher<Void> answer(HttpServerResponse response, Supplier<Object> body) {
+    try {
+      return json(response, HttpResponseStatus.OK, body.get());
+    } catch (RegistryException e) {
+      HttpResponseStatus status = e.failure() == Failure.NOT_FOUND ? HttpResponseStatus.NOT_FOUND
+          : HttpResponseStatus.BAD_REQUEST;
+      return json(response, status, new ErrorBody(e.failure().name(), e.getMessage()));
+    } catch (RuleViolation e) {
+      return json(response, HttpResponseStatus.BAD_REQUEST, new ErrorBody("INVALID_PARAM", e.getMessage()));
+    }
+  }
+
+  private Publisher<Void> unrouted(HttpServerRequest request, HttpServerResponse response) {
+    String path = new QueryStringDecoder(request.uri()).path();
+    boolean known = PATHS.contains(path) || path.startsWith("/api/v1/services/");
+    return known
+        ? json(response.header("Allow", "GET"), HttpResponseStatus.METHOD_NOT_ALLOWED,
+            new ErrorBody("METHOD_NOT_ALLOWED", request.method() + " is not allowed on " + path + "; use GET"))
+        : json(response, HttpResponseStatus.NOT_FOUND, new ErrorBody("NOT_FOUND", "no such path: " + path));
+  }
+
+  private static Publisher<Void> json(HttpServerResponse response, HttpResponseStatus status, Object body) {
+    return response.status(status).header("Content-Type", JSON)
+        .sendByteArray(Mono.just(JsonCodec.json().encode(body)));
+  }
+
+  private static String first(Map<String, List<String>> params, String name) {
+    List<String> values = params.get(name);
+    return values == null || values.isEmpty() ? null : values.get(0);
+  }
+}

@@ -1,0 +1,115 @@
+package io.reactiveregistry.server.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.Route;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Every meter of the server. Names follow Micrometer's conventions (dots, lower case); the
+ * Prometheus registry renders them as {@code registry_requests_seconds}, and so on. The README
+ * lists them.
+ */
+public final class ServerMeters {
+  private final MeterRegistry registry;
+  private final Map<Route, Timer> requestsOk = new EnumMap<>(Route.class);
+  private final Map<Route, Timer> requestsFailed = new EnumMap<>(Route.class);
+  private final Map<ErrorCode, Counter> errors = new EnumMap<>(ErrorCode.class);
+  private final Counter heartbeats;
+  private final Counter heartbeatsDropped;
+  private final Counter eventsPushed;
+  private final Timer pushLatency;
+
+  public ServerMeters(MeterRegistry registry) {
+    this.registry = registry;
+    for (Route route : Route.values()) {
+      requestsOk.put(route, requestTimer(route, "ok"));
+      requestsFailed.put(route, requestTimer(route, "error"));
+    }
+    for (ErrorCode code : ErrorCode.values()) {
+      errors.put(code, Counter.builder("registry.errors").tag("code", code.name())
+          .description("requests refused, by contract error code").register(registry));
+    }
+    heartbeats = Counter.builder("registry.heartbeats").description("heartbeats received").register(registry);
+    heartbeatsDropped = Counter.builder("registry.heartbeats.dropped")
+        .description("heartbeats that could not be applied (invalid, or for another connection's instance)")
+        .register(registry);
+    eventsPushed = Counter.builder("registry.events.pushed")
+        .description("subscription events handed to subscriber connections").register(registry);
+    pushLatency = Timer.builder("registry.push.latency")
+        .description("from a change being made to its event being handed to a subscriber's connection")
+        .publishPercentiles(0.5, 0.99).register(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    PooledByteBufAllocator netty = PooledByteBufAllocator.DEFAULT;
+    Gauge.builder("netty.allocator.memory.used", netty, a -> a.metric().usedDirectMemory()).tag("type", "direct")
+        .baseUnit("bytes").description("memory used by Netty's pooled allocator").register(registry);
+    Gauge.builder("netty.allocator.memory.used", netty, a -> a.metric().usedHeapMemory()).tag("type", "heap")
+        .baseUnit("bytes").description("memory used by Netty's pooled allocator").register(registry);
+  }
+
+  private Timer requestTimer(Route route, String outcome) {
+    return Timer.builder("registry.requests").tag("route", route.routeName()).tag("outcome", outcome)
+        .description("requests served, by route and outcome").register(registry);
+  }
+
+  /** A gauge over a value read when scraped. */
+  public <T> void gauge(String name, String description, T source, ToDoubleFunction<T> value, String... tags) {
+    // Micrometer holds a gauge's state weakly; callers pass lambdas that live nowhere else.
+    Gauge.builder(name, source, value).strongReference(true).tags(tags).description(description).register(registry);
+  }
+
+  public void gauge(String name, String description, Supplier<Number> value, String... tags) {
+    Gauge.builder(name, value).strongReference(true).tags(tags).description(description).register(registry);
+  }
+
+  public void request(Route route, long startNanos, ErrorCode error) {
+    Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
+    if (error == null) {
+      requestsOk.get(route).record(took);
+    } else {
+      requestsFailed.get(route).record(took);
+      errors.get(error).increment();
+    }
+  }
+
+  /** A refusal before the route was known (no route, unknown route, malformed metadata). */
+  public void error(ErrorCode code) {
+    errors.get(code).increment();
+  }
+
+  public void heartbeats(int count) {
+    heartbeats.increment(count);
+  }
+
+  public void heartbeatDropped() {
+    heartbeatsDropped.increment();
+  }
+
+  public void pushed(long changedAtNanos) {
+    eventsPushed.increment();
+    pushLatency.record(Duration.ofNanos(System.nanoTime() - changedAtNanos));
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+}
