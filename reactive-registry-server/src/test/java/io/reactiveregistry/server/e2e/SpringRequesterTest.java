@@ -64,6 +64,29 @@ class SpringRequesterTest {
   }
 
   @Test
+  void springsRequesterWorksOverWebSocketToo() {
+    RSocketRequester overWebSocket = RSocketRequester.builder()
+        .dataMimeType(MimeTypeUtils.APPLICATION_JSON)
+        .rsocketStrategies(RSocketStrategies.builder()
+            .encoder(new Jackson2JsonEncoder())
+            .decoder(new Jackson2JsonDecoder())
+            .build())
+        .websocket(java.net.URI.create("ws://127.0.0.1:" + fixture.server().webSocketPort() + "/rsocket"));
+    try {
+      Map<String, Object> registered = overWebSocket.route("instance.register")
+          .data(Map.of("service", "orders", "instance", Map.of("ip", "127.0.0.5", "port", 8080)))
+          .retrieveMono(JSON_OBJECT).block(Duration.ofSeconds(5));
+      assertThat(registered).containsEntry("instanceId", "127.0.0.5#8080#DEFAULT");
+      StepVerifier.create(overWebSocket.route("service.subscribe").data(Map.of("service", "orders"))
+              .retrieveFlux(JSON_OBJECT).take(1))
+          .assertNext(snapshot -> assertThat(snapshot.get("instances")).asList().hasSize(1))
+          .verifyComplete();
+    } finally {
+      overWebSocket.dispose();
+    }
+  }
+
+  @Test
   void springsRequesterSeesContractErrorsAsApplicationErrors() {
     StepVerifier.create(requester.route("instance.register")
             .data(Map.of("service", "orders", "instance", Map.of("ip", "127.0.0.5", "port", 0)))
