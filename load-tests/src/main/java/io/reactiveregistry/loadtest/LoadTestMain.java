@@ -49,6 +49,10 @@ public final class LoadTestMain implements Callable<Integer> {
   @Option(names = "--server-pid", description = "PID of a local server process, to report its CPU time")
   Long serverPid;
 
+  @Option(names = "--metrics-url", description = "The server's Prometheus endpoint, read for its CPU time and heap "
+      + "when no --server-pid is given. Default: port 7080 of the target's host")
+  java.net.URI metricsUrl;
+
   @CommandLine.Unmatched
   List<String> parameters;
 
@@ -67,7 +71,10 @@ public final class LoadTestMain implements Callable<Integer> {
   public Integer call() {
     Params params = new Params(parse(parameters));
     var sim = BuiltIn.build(simulation, params);
-    RunResult result = Runner.run(sim, Target.parse(target), params.used(), serverPid);
+    Target server = Target.parse(target);
+    java.net.URI metrics = metricsUrl != null ? metricsUrl
+        : java.net.URI.create("http://" + server.host() + ":7080/metrics");
+    RunResult result = Runner.run(sim, server, params.used(), serverPid, metrics);
     ConsoleReport.print(result, System.out);
     Path report = HtmlReport.write(result, reportsDir);
     System.out.println("report: " + report.toAbsolutePath());

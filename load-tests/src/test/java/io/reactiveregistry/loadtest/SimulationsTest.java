@@ -150,6 +150,29 @@ class SimulationsTest {
   }
 
   @Test
+  void theServersCpuAndHeapAreReadFromItsMetricsEndpoint() {
+    Params p = new Params(Map.of("users", "2", "instances", "20"));
+    java.net.URI metrics = java.net.URI.create("http://127.0.0.1:" + server.httpPort() + "/metrics");
+    RunResult result = Runner.run(BuiltIn.build("RegistrationStorm", p), new Target("127.0.0.1", server.tcpPort()),
+        p.used(), null, metrics);
+
+    assertThat(result.serverUsage()).isNotNull();
+    assertThat(result.serverUsage().source()).isEqualTo(metrics.toString());
+    assertThat(result.serverUsage().cpuSeconds()).isNotNegative();
+    assertThat(result.serverUsage().heapBytesAtEnd()).isPositive();
+  }
+
+  @Test
+  void anUnreachableMetricsEndpointIsLeftOutQuietly() {
+    Params p = new Params(Map.of("users", "1", "instances", "1"));
+    RunResult result = Runner.run(BuiltIn.build("RegistrationStorm", p), new Target("127.0.0.1", server.tcpPort()),
+        p.used(), null, java.net.URI.create("http://127.0.0.1:1/metrics"));
+
+    assertThat(result.serverUsage()).isNull();
+    assertThat(result.passed()).isTrue();
+  }
+
+  @Test
   void idleConnectionsHold() throws Exception {
     RunResult result = run("IdleConnections", "users", "30", "hold-ms", "300");
 

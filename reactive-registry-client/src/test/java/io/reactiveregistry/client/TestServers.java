@@ -19,7 +19,11 @@ final class TestServers {
 
   static synchronized RegistryServer start(int port) {
     if (!blockHound) {
-      BlockHound.install(builder -> builder.allowBlockingCallsInside("ch.qos.logback.core.AsyncAppenderBase", "append"));
+      // The same allowances as the server's tests (NoBlocking): a log append, and the JDK
+      // scheduler's queue lock when a cancelled timer is removed.
+      BlockHound.install(builder -> builder
+          .allowBlockingCallsInside("ch.qos.logback.core.AsyncAppenderBase", "append")
+          .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor", "remove"));
       blockHound = true;
     }
     return RegistryServer.start(config(port)).block(Duration.ofSeconds(10));

@@ -17,6 +17,9 @@ public record RunResult(
     return assertions.stream().allMatch(Assertion.Result::passed);
   }
 
-  /** CPU the server process used during the run, when its pid was given; null otherwise. */
-  public record ServerUsage(double cpuSeconds, double cpuPercentOfOneCore) {}
+  /**
+   * What the server used during the run: read from {@code /proc} when its pid was given, else from
+   * its metrics endpoint when reachable (then with the heap in use at the end; -1 when unknown).
+   */
+  public record ServerUsage(double cpuSeconds, double cpuPercentOfOneCore, long heapBytesAtEnd, String source) {}
 }

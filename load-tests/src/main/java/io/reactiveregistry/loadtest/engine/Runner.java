@@ -37,7 +37,13 @@ public final class Runner {
 
   /** Runs a simulation; blocks the calling (main) thread until it is over. */
   public static RunResult run(Simulation simulation, Target target, Map<String, String> parameters, Long serverPid) {
-    Metrics metrics = new Metrics();
+    return run(simulation, target, parameters, serverPid, null);
+  }
+
+  /** As above; {@code metrics} is the server's Prometheus endpoint, read when no pid is given. */
+  public static RunResult run(Simulation simulation, Target target, Map<String, String> parameters, Long serverPid,
+      java.net.URI metrics) {
+    Metrics measured = new Metrics();
     Map<String, Long> closeMarks = VirtualUser.newCloseMarks();
     AtomicInteger ids = new AtomicInteger();
     List<VirtualUser> everyone = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -45,41 +51,50 @@ public final class Runner {
     for (Scenario.Population population : simulation.populations()) {
       for (Duration offset : population.injection().offsets()) {
         users.add(Mono.delay(offset).then(Mono.defer(() -> {
-          VirtualUser user = new VirtualUser(ids.getAndIncrement(), target, metrics, closeMarks);
+          VirtualUser user = new VirtualUser(ids.getAndIncrement(), target, measured, closeMarks);
           everyone.add(user);
-          metrics.userStarted();
+          measured.userStarted();
           long start = System.nanoTime();
           return population.run(user)
               .doOnError(e -> {
-                metrics.recordKo("scenario:" + population.scenario().name(), start);
+                measured.recordKo("scenario:" + population.scenario().name(), start);
                 log.warn("user {} of {} failed: {}", user.id(), population.scenario().name(), e.toString());
               })
-              .doOnSuccess(v -> metrics.recordOk("scenario:" + population.scenario().name(), start))
+              .doOnSuccess(v -> measured.recordOk("scenario:" + population.scenario().name(), start))
               .onErrorResume(e -> Mono.empty())
               .doFinally(signal -> {
                 user.dispose();
-                metrics.userEnded();
+                measured.userEnded();
               });
         })));
       }
     }
     Instant startedAt = Instant.now();
     double cpuBefore = serverPid == null ? -1 : ServerCpu.cpuSeconds(serverPid);
+    ServerMetrics.Reading before = serverPid == null && metrics != null ? ServerMetrics.read(metrics) : null;
     log.info("running {} against {} with {} users", simulation.name(), target, users.size());
     Flux.merge(Flux.fromIterable(users), Integer.MAX_VALUE)
         .take(simulation.maxDuration())
         .then()
         .block();
     everyone.forEach(VirtualUser::dispose);
-    metrics.finish();
+    measured.finish();
     double cpuAfter = serverPid == null ? -1 : ServerCpu.cpuSeconds(serverPid);
-    RunResult.ServerUsage usage = cpuBefore < 0 || cpuAfter < 0 ? null
-        : new RunResult.ServerUsage(cpuAfter - cpuBefore, 100 * (cpuAfter - cpuBefore) / metrics.elapsedSeconds());
-    List<RequestStats> stats = metrics.stats();
+    ServerMetrics.Reading after = before == null ? null : ServerMetrics.read(metrics);
+    RunResult.ServerUsage usage = null;
+    if (cpuBefore >= 0 && cpuAfter >= 0) {
+      usage = new RunResult.ServerUsage(cpuAfter - cpuBefore, 100 * (cpuAfter - cpuBefore) / measured.elapsedSeconds(),
+          -1, "/proc/" + serverPid);
+    } else if (before != null && after != null) {
+      double cpu = after.cpuSeconds() - before.cpuSeconds();
+      usage = new RunResult.ServerUsage(cpu, 100 * cpu / measured.elapsedSeconds(), after.heapBytes(),
+          metrics.toString());
+    }
+    List<RequestStats> stats = measured.stats();
     List<Assertion.Result> results = new ArrayList<>(
         simulation.assertions().stream().map(a -> a.evaluate(stats)).toList());
     results.add(everyScenarioCompleted(stats));
-    return new RunResult(simulation.name(), target, startedAt, metrics.elapsedSeconds(), users.size(), parameters,
-        stats, results, metrics, usage);
+    return new RunResult(simulation.name(), target, startedAt, measured.elapsedSeconds(), users.size(), parameters,
+        stats, results, measured, usage);
   }
 }

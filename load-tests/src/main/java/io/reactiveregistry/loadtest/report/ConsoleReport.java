@@ -27,8 +27,11 @@ public final class ConsoleReport {
           s.meanRatePerSec());
     }
     if (result.serverUsage() != null) {
-      out.printf(Locale.ROOT, "server CPU: %.2f s (%.0f %% of one core on average)%n", result.serverUsage().cpuSeconds(),
-          result.serverUsage().cpuPercentOfOneCore());
+      RunResult.ServerUsage usage = result.serverUsage();
+      out.printf(Locale.ROOT, "server CPU: %.2f s (%.0f %% of one core on average)%s, from %s%n", usage.cpuSeconds(),
+          usage.cpuPercentOfOneCore(),
+          usage.heapBytesAtEnd() < 0 ? "" : String.format(Locale.ROOT, "; heap in use at the end: %.1f MB",
+              usage.heapBytesAtEnd() / 1e6), usage.source());
     }
     out.println(rule);
     for (Assertion.Result assertion : result.assertions()) {

@@ -76,8 +76,11 @@ public final class HtmlReport {
     }
     html.append("</table>\n");
     if (result.serverUsage() != null) {
-      html.append(String.format(Locale.ROOT, "<p>Server CPU: %.2f s (%.0f %% of one core on average)</p>%n",
-          result.serverUsage().cpuSeconds(), result.serverUsage().cpuPercentOfOneCore()));
+      RunResult.ServerUsage usage = result.serverUsage();
+      html.append(String.format(Locale.ROOT, "<p>Server CPU: %.2f s (%.0f %% of one core on average)%s, from %s</p>%n",
+          usage.cpuSeconds(), usage.cpuPercentOfOneCore(), usage.heapBytesAtEnd() < 0 ? ""
+              : String.format(Locale.ROOT, "; heap in use at the end: %.1f MB", usage.heapBytesAtEnd() / 1e6),
+          escape(usage.source())));
     }
     html.append("<h2>Throughput (requests per second)</h2><div class=\"chart\" id=\"throughput\"></div>\n"
         + "<h2>Latency p99 per second (ms)</h2><div class=\"chart\" id=\"latency\"></div>\n"

@@ -15,6 +15,7 @@ import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.ServerTransport;
 import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.transport.netty.server.WebsocketRouteTransport;
+import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.WebsocketServerSpec;
@@ -32,6 +33,7 @@ public final class RSocketEndpoint {
   private final ChannelGroup connections = new DefaultChannelGroup("registry-connections", GlobalEventExecutor.INSTANCE);
   private volatile boolean stopping;
   private final PeerAddresses peers = new PeerAddresses();
+  private final OutboundBacklogGuard backlogGuard;
   private final SetupAcceptor acceptor;
   private final RequestHandlers handlers;
   private final ServerLimits limits;
@@ -41,6 +43,7 @@ public final class RSocketEndpoint {
     this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters);
     this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters);
     this.limits = limits;
+    this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
   }
 
   public Mono<CloseableChannel> bindTcp(String host, int port) {
@@ -52,18 +55,9 @@ public final class RSocketEndpoint {
   public Mono<DisposableServer> bindWebSocket(String host, int port) {
     ServerTransport.ConnectionAcceptor rsocket = rsocketServer().asConnectionAcceptor(frameLimit());
     WebsocketServerSpec spec = WebsocketServerSpec.builder().maxFramePayloadLength(frameLimit()).build();
-    int high = limits.maxOutboundBacklogBytes();
-    OutboundBacklogGuard guard = new OutboundBacklogGuard(high);
     return HttpServer.create().host(host).port(port)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
-        .doOnConnection(connection -> {
-          if (stopping) {
-            connection.channel().close();
-            return;
-          }
-          connections.add(connection.channel());
-          connection.addHandlerLast("outbound-backlog-guard", guard);
-        })
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
+        .doOnConnection(this::accepted)
         .route(routes -> routes.ws("/rsocket", WebsocketRouteTransport.newHandler(rsocket), spec))
         .bind()
         .map(DisposableServer.class::cast);
@@ -77,18 +71,25 @@ public final class RSocketEndpoint {
   }
 
   private TcpServer guarded(TcpServer server) {
-    int high = limits.maxOutboundBacklogBytes();
-    OutboundBacklogGuard guard = new OutboundBacklogGuard(high);
     return server
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
-        .doOnConnection(connection -> {
-          if (stopping) {
-            connection.channel().close(); // accepted while the port was closing
-            return;
-          }
-          connections.add(connection.channel());
-          connection.addHandlerLast("outbound-backlog-guard", guard);
-        });
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
+        .doOnConnection(this::accepted);
+  }
+
+  /** The channel stops being writable when this much waits for a peer; see {@link OutboundBacklogGuard}. */
+  private WriteBufferWaterMark waterMark() {
+    int high = limits.maxOutboundBacklogBytes();
+    return new WriteBufferWaterMark(high / 2, high);
+  }
+
+  /** Every accepted connection, TCP or WebSocket: tracked for shutdown and guarded against unread backlogs. */
+  private void accepted(Connection connection) {
+    if (stopping) {
+      connection.channel().close(); // accepted while the server was stopping
+      return;
+    }
+    connections.add(connection.channel());
+    connection.addHandlerLast("outbound-backlog-guard", backlogGuard);
   }
 
   /**

@@ -20,7 +20,10 @@ public final class NoBlocking {
     BlockHound.install(builder -> builder
         // Logging goes through Logback's AsyncAppender, which only offers to a queue; its lock is
         // held for nanoseconds and never across I/O.
-        .allowBlockingCallsInside("ch.qos.logback.core.AsyncAppenderBase", "append"));
+        .allowBlockingCallsInside("ch.qos.logback.core.AsyncAppenderBase", "append")
+        // Cancelling a timer (RSocket's keepalive, when a connection closes) removes it from the
+        // JDK scheduler's queue under that queue's lock, held for microseconds, never across I/O.
+        .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor", "remove"));
     installed = true;
   }
 }
