@@ -25,6 +25,7 @@ import picocli.CommandLine.Parameters;
     description = "Runs a load simulation against a registry server and writes a console summary and an HTML report.",
     footer = {"", "Simulations and their parameters (defaults in brackets):",
         "  RegistrationStorm     --users [50] --instances [1000] per user --concurrency [64] --hold-ms [0]",
+        "                        --persistent 1: persistent instances (kept, and health-checked by the server)",
         "  SteadyHeartbeats      --users [50] --instances [100] --heartbeats [20000] per user",
         "  SubscriptionFanOut    --subscribers [1000] --updates [100] --interval-ms [100] --warmup-ms [3000]",
         "  ChurnWithSubscribers  --subscribers [100] --rate [20] users/s --duration-ms [20000] --instances [5]"

@@ -103,6 +103,18 @@ public final class Main implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}")
   double selfPreservationThreshold;
 
+  @Option(names = "--health-check-interval-ms", defaultValue = "5000",
+      description = "How often each persistent instance is checked. Default: ${DEFAULT-VALUE}")
+  long healthCheckIntervalMs;
+
+  @Option(names = "--health-check-timeout-ms", defaultValue = "2000",
+      description = "How long a check may take before it counts as failed. Default: ${DEFAULT-VALUE}")
+  long healthCheckTimeoutMs;
+
+  @Option(names = "--health-check-concurrency", defaultValue = "64",
+      description = "Checks in flight at once. Default: ${DEFAULT-VALUE}")
+  int healthCheckConcurrency;
+
   public static void main(String[] args) {
     System.exit(commandLine(args, System.getenv()).execute(args));
   }
@@ -149,7 +161,9 @@ public final class Main implements Callable<Integer> {
         .withMaxPendingEvents(maxPendingEvents)
         .withHeartbeat(timings)
         .withLifecycle(new LifecycleConfig(Duration.ofMillis(emptyServiceCleanupMs), Duration.ofMillis(overrideRetentionMs),
-            selfPreservation, Duration.ofMillis(selfPreservationWindowMs), selfPreservationThreshold));
+            selfPreservation, Duration.ofMillis(selfPreservationWindowMs), selfPreservationThreshold))
+        .withHealthChecks(new ServerConfig.HealthChecks(Duration.ofMillis(healthCheckIntervalMs),
+            Duration.ofMillis(healthCheckTimeoutMs), healthCheckConcurrency));
   }
 
   static final class Version implements CommandLine.IVersionProvider {

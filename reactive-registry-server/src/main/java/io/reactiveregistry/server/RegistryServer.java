@@ -8,6 +8,7 @@ import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.http.HttpEndpoint;
 import io.reactiveregistry.server.core.Results.InstanceCounts;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.lifecycle.HealthChecker;
 import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
@@ -24,6 +25,7 @@ import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
@@ -81,7 +83,11 @@ public final class RegistryServer implements Disposable {
               endpoint.bindWebSocket(config.host(), config.webSocketPort()),
               httpEndpoint.bind(config.host(), config.httpPort()))
           .map(ports -> {
-            Disposable ticker = new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel());
+            ServerConfig.HealthChecks checks = config.healthChecks();
+            Disposable ticker = Disposables.composite(
+                new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel()),
+                new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency())
+                    .start(Schedulers.parallel()));
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
                 ready);

@@ -19,13 +19,20 @@ import java.time.Duration;
  * @param heartbeat default heartbeat timings
  * @param expiryTick how often heartbeat deadlines are applied
  * @param lifecycle empty-service cleanup, override retention and self-preservation
+ * @param healthChecks checks of persistent instances
  */
 public record ServerConfig(
     String host, int tcpPort, int webSocketPort, int httpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
-    HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle) {
+    HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle, HealthChecks healthChecks) {
+
+  /** Checks of persistent instances: how often each is checked, how long a check may take, how many at once. */
+  public record HealthChecks(Duration interval, Duration timeout, int concurrency) {
+    public static final HealthChecks DEFAULTS = new HealthChecks(Duration.ofSeconds(5), Duration.ofSeconds(2), 64);
+  }
 
   public static final ServerConfig DEFAULTS = new ServerConfig("0.0.0.0", 7070, 7071, 7080, ServerLimits.DEFAULTS,
-      10_000, 1_000, HeartbeatTimings.DEFAULTS, Duration.ofMillis(100), LifecycleConfig.DEFAULTS);
+      10_000, 1_000, HeartbeatTimings.DEFAULTS, Duration.ofMillis(100), LifecycleConfig.DEFAULTS,
+      HealthChecks.DEFAULTS);
 
   /** Loopback on a free port: what tests and embedded uses want. */
   public static ServerConfig ephemeralLoopback() {
@@ -33,45 +40,50 @@ public record ServerConfig(
   }
 
   public ServerConfig withHost(String value) {
-    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
+    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks);
   }
 
   public ServerConfig withTcpPort(int value) {
-    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
+    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks);
   }
 
   public ServerConfig withWebSocketPort(int value) {
     return new ServerConfig(host, tcpPort, value, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle);
+        heartbeat, expiryTick, lifecycle, healthChecks);
   }
 
   public ServerConfig withHttpPort(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, value, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle);
+        heartbeat, expiryTick, lifecycle, healthChecks);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks);
   }
 
   public ServerConfig withMaxInstancesPerConnection(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks);
   }
 
   public ServerConfig withMaxPendingEvents(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks);
   }
 
   public ServerConfig withHeartbeat(HeartbeatTimings value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks);
   }
 
   public ServerConfig withExpiryTick(Duration value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks);
   }
 
   public ServerConfig withLifecycle(LifecycleConfig value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks);
+  }
+
+  public ServerConfig withHealthChecks(HealthChecks value) {
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
+        heartbeat, expiryTick, lifecycle, value);
   }
 
   RegistryConfig registryConfig() {

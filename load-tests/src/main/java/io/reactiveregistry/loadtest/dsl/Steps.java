@@ -32,14 +32,24 @@ public final class Steps {
 
   /** Registers {@code count} ephemeral instances of {@code service}, {@code concurrency} in flight at a time. */
   public static Step register(String service, int count, int concurrency) {
+    return register(service, count, concurrency, true);
+  }
+
+  /** As above; persistent instances stay after the connection closes and are health-checked by the server. */
+  public static Step register(String service, int count, int concurrency, boolean ephemeral) {
     return user -> Flux.range(0, count)
-        .flatMap(i -> registerOne(user, service, 10_000 + i, ""), concurrency)
+        .flatMap(i -> registerOne(user, service, 10_000 + i, "", ephemeral), concurrency)
         .then();
   }
 
   private static Mono<Void> registerOne(VirtualUser user, String service, int port, String metadata) {
-    String body = "{\"service\":\"" + service + "\",\"instance\":{\"ip\":\"" + user.ip() + "\",\"port\":" + port
-        + (metadata.isEmpty() ? "" : ",\"metadata\":{" + metadata + "}") + "}}";
+    return registerOne(user, service, port, metadata, true);
+  }
+
+  private static Mono<Void> registerOne(VirtualUser user, String service, int port, String metadata,
+      boolean ephemeral) {
+    String body = "{\"service\":\"" + service + "\",\"ephemeral\":" + ephemeral + ",\"instance\":{\"ip\":\""
+        + user.ip() + "\",\"port\":" + port + (metadata.isEmpty() ? "" : ",\"metadata\":{" + metadata + "}") + "}}";
     // The answer is not parsed: the instanceId is ip#port#cluster by contract, and the load
     // generator's CPU is better spent generating load.
     return user.send("register", "instance.register", body)

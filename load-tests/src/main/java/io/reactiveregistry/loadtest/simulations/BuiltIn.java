@@ -59,8 +59,11 @@ public final class BuiltIn {
     int instances = p.integer("instances", 1_000);
     int concurrency = p.integer("concurrency", 64);
     Duration hold = p.millis("hold-ms", 0);
+    boolean persistent = p.integer("persistent", 0) == 1;
+    String service = persistent ? "storm-persistent" : "storm";
     return Simulation.named("RegistrationStorm")
-        .setUp(scenario("deploy").exec(connect()).exec(register("storm", instances, concurrency)).exec(pause(hold))
+        .setUp(scenario("deploy").exec(connect()).exec(register(service, instances, concurrency, !persistent))
+            .exec(pause(hold))
             .inject(atOnceUsers(users)))
         .maxDuration(p.millis("max-duration-ms", 300_000))
         .assertions(withOptional(p, "register",

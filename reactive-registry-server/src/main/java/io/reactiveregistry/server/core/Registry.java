@@ -366,6 +366,44 @@ public final class Registry {
         && heartbeats.ratio(now) < lifecycle.selfPreservationThreshold();
   }
 
+  // ---------------------------------------------------------------- health of persistent instances
+
+  /** What a health check needs to know about a persistent instance. */
+  public record HealthTarget(ServiceKey service, String instanceId, String ip, int port, String httpPath,
+      Map<String, String> serviceMetadata) {}
+
+  /** Every persistent instance, for one round of health checks. */
+  public List<HealthTarget> healthTargets() {
+    List<HealthTarget> targets = new ArrayList<>();
+    for (Service service : services.values()) {
+      if (service.ephemeral) {
+        continue;
+      }
+      for (RegisteredInstance instance : service.instances.values()) {
+        targets.add(new HealthTarget(service.key, instance.id(), instance.spec.ip(), instance.spec.port(),
+            instance.view.metadata().get(HEALTH_HTTP_PATH), service.metadata));
+      }
+    }
+    return targets;
+  }
+
+  /**
+   * Records a health check's result: a failing check marks a persistent instance unhealthy, a
+   * passing one healthy again; only a change emits an event. An instance that has gone is ignored.
+   */
+  public void healthChecked(ServiceKey key, String instanceId, boolean healthy) {
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null || service.ephemeral ? null : service.instances.get(instanceId);
+    if (instance == null || instance.view.healthy() == healthy) {
+      return;
+    }
+    instance.view = instance.view.withHealthy(healthy);
+    upserted(instance, ChangeCause.HEALTH_CHECK, null);
+  }
+
+  /** Instance metadata key: check health by an HTTP GET of this path rather than a TCP connect. */
+  public static final String HEALTH_HTTP_PATH = "health.http.path";
+
   // ---------------------------------------------------------------- operator overrides
 
   /** Replaces an instance's override; fields left out stop being overridden. */
