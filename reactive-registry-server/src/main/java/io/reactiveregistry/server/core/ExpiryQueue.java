@@ -35,8 +35,4 @@ final class ExpiryQueue {
     }
     return null;
   }
-
-  int size() {
-    return queue.size();
-  }
 }

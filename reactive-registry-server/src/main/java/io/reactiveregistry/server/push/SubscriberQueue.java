@@ -24,7 +24,6 @@ public final class SubscriberQueue {
   private final ArrayDeque<OutboundEvent> pending = new ArrayDeque<>();
   private final AtomicInteger wip = new AtomicInteger();
   private boolean needsResync;
-  private long collapsed;
   private volatile FluxSink<byte[]> sink;
   private volatile boolean closed;
 
@@ -52,7 +51,6 @@ public final class SubscriberQueue {
     if (pending.size() >= maxPending) {
       pending.clear();
       needsResync = true;
-      collapsed++;
       return;
     }
     pending.add(event);
@@ -63,15 +61,6 @@ public final class SubscriberQueue {
     pending.clear();
     pending.add(snapshot);
     needsResync = false;
-  }
-
-  /** How many times this subscriber's backlog was collapsed into a snapshot. */
-  public synchronized long collapsedCount() {
-    return collapsed;
-  }
-
-  public synchronized int pendingCount() {
-    return pending.size();
   }
 
   /** Ends the stream normally; what was still pending is not sent. */
