@@ -19,11 +19,13 @@ final class TestServers {
 
   static synchronized RegistryServer start(int port) {
     if (!blockHound) {
-      // The same allowances as the server's tests (NoBlocking): a log append, and the JDK
-      // scheduler's queue lock when a cancelled timer is removed.
+      // The same allowances as the server's tests (NoBlocking): a log append, and RSocket cancelling
+      // its keepalive timer (the JDK scheduler's queue lock) when a connection ends.
       BlockHound.install(builder -> builder
           .allowBlockingCallsInside("ch.qos.logback.core.AsyncAppenderBase", "append")
-          .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor", "remove"));
+          .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
+          // Netty 4.2's pooling allocator takes a short lock when it grows its pools.
+          .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines"));
       blockHound = true;
     }
     return RegistryServer.start(config(port)).block(Duration.ofSeconds(10));

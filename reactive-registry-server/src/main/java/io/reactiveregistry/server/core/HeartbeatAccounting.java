@@ -9,12 +9,18 @@ package io.reactiveregistry.server.core;
 final class HeartbeatAccounting {
   /** Fewer expected heartbeats than this in a window is too little to judge by. */
   private static final double MIN_EXPECTED = 20;
+  /**
+   * Below this many instances a silent one is a large share of the fleet, and a partition cannot
+   * be told from a crash: self-preservation would only keep dead instances forever.
+   */
+  static final int MIN_INSTANCES = 10;
 
   private final double[] expected;
   private final long[] received;
   private long currentSecond = Long.MIN_VALUE;
   private long accruedUntil = Long.MIN_VALUE;
   private double expectedPerSecond;
+  private int instances;
 
   HeartbeatAccounting(int windowSeconds) {
     this.expected = new double[windowSeconds];
@@ -23,10 +29,12 @@ final class HeartbeatAccounting {
 
   void instanceAdded(HeartbeatTimings timings) {
     expectedPerSecond += 1000.0 / timings.intervalMs();
+    instances++;
   }
 
   void instanceRemoved(HeartbeatTimings timings) {
     expectedPerSecond = Math.max(0, expectedPerSecond - 1000.0 / timings.intervalMs());
+    instances = Math.max(0, instances - 1);
   }
 
   void received(long now, int count) {
@@ -43,7 +51,10 @@ final class HeartbeatAccounting {
     accruedUntil = now;
   }
 
-  /** The share of expected heartbeats that arrived in the window, or 1 when too few were expected to tell. */
+  /**
+   * The share of expected heartbeats that arrived in the window, or 1 when there is too little to
+   * tell (too few heartbeats expected, or too few instances).
+   */
   double ratio(long now) {
     roll(now);
     double expectedSum = 0;
@@ -52,7 +63,7 @@ final class HeartbeatAccounting {
       expectedSum += expected[i];
       receivedSum += received[i];
     }
-    return expectedSum < MIN_EXPECTED ? 1.0 : receivedSum / expectedSum;
+    return expectedSum < MIN_EXPECTED || instances < MIN_INSTANCES ? 1.0 : receivedSum / expectedSum;
   }
 
   private void roll(long now) {

@@ -170,7 +170,7 @@ public final class Registry {
     } else {
       existing.spec = spec;
       if (ephemeral) {
-        heartbeats.instanceRemoved(existing.timings);
+        heartbeats.instanceRemoved(existing.timings); // the same instance, perhaps with new timings
         heartbeats.instanceAdded(timings);
         heartbeats.received(now, 1);
       }

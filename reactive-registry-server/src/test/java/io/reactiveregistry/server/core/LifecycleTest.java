@@ -262,6 +262,25 @@ class LifecycleTest {
   }
 
   @Test
+  void aSmallFleetNeverEntersSelfPreservation() {
+    Owner quiet = new Owner(3, "quiet");
+    for (int port = 1; port <= 9; port++) {
+      registry.register(port <= 7 ? quiet : app, orders, true, instance(port));
+    }
+    for (int second = 1; second <= 60; second++) {
+      clock.advance(Duration.ofSeconds(1));
+      if (second % 5 == 0) {
+        registry.heartbeatAll(app);
+      }
+      registry.expire();
+    }
+    // Seven of nine silent is far below 85 % of the expected heartbeats, but in a fleet this small
+    // a partition cannot be told from crashes: the silent ones expire.
+    assertThat(registry.selfPreserving()).isFalse();
+    assertThat(registry.view(orders, ViewFilter.ALL).instances()).hasSize(2);
+  }
+
+  @Test
   void aMassExpiryGoesInRandomOrderAtABoundedRate() {
     Registry budgeted = new Registry(clock, new RegistryConfig(HeartbeatTimings.DEFAULTS, 10_000, 90),
         new LifecycleConfig(Duration.ofSeconds(60), Duration.ofMinutes(10), false, Duration.ofSeconds(60), 0.85),

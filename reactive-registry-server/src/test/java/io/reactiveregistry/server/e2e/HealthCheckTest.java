@@ -24,7 +24,8 @@ import reactor.netty.tcp.TcpServer;
 /** Persistent instances checked against real TCP and HTTP servers that the test starts and flips. */
 class HealthCheckTest {
   private final ServerFixture fixture = new ServerFixture(ServerConfig.ephemeralLoopback()
-      .withHealthChecks(new ServerConfig.HealthChecks(Duration.ofMillis(200), Duration.ofMillis(300), 8)));
+      // A generous timeout: on a loaded machine a passing check must not time out and flip.
+      .withHealthChecks(new ServerConfig.HealthChecks(Duration.ofMillis(200), Duration.ofMillis(1_500), 8)));
   private final List<DisposableServer> backends = new CopyOnWriteArrayList<>();
 
   @AfterEach

@@ -21,9 +21,11 @@ public final class NoBlocking {
         // Logging goes through Logback's AsyncAppender, which only offers to a queue; its lock is
         // held for nanoseconds and never across I/O.
         .allowBlockingCallsInside("ch.qos.logback.core.AsyncAppenderBase", "append")
-        // Cancelling a timer (RSocket's keepalive, when a connection closes) removes it from the
-        // JDK scheduler's queue under that queue's lock, held for microseconds, never across I/O.
-        .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor", "remove"));
+        // When a connection ends, RSocket cancels its keepalive timer: the JDK scheduler removes it
+        // from its queue under that queue's lock, held for microseconds, never across I/O.
+        .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
+        // Netty 4.2's pooling allocator takes a short lock when it grows its pools.
+        .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines"));
     installed = true;
   }
 }

@@ -139,15 +139,16 @@ class RegistryEndToEndTest {
   @Test
   void instancesExpireWhenHeartbeatsStopAndHeartbeatsKeepThemAlive() {
     WireClient app = fixture.connect("orders-app");
-    String fast = "\"metadata\":{\"preserved.heart.beat.interval\":\"100\",\"preserved.heart.beat.timeout\":\"300\","
-        + "\"preserved.ip.delete.timeout\":\"600\"}";
+    // Margins wide enough for a loaded CI machine: a pause under 1 s cannot expire a heartbeating instance.
+    String fast = "\"metadata\":{\"preserved.heart.beat.interval\":\"100\",\"preserved.heart.beat.timeout\":\"1000\","
+        + "\"preserved.ip.delete.timeout\":\"1200\"}";
     RegisterResult kept = app.call("instance.register", registration("orders", "127.0.0.5", 8080, fast),
         RegisterResult.class);
     app.call("instance.register", registration("orders", "127.0.0.6", 8080, fast));
-    assertThat(kept.heartbeatTimeoutMs()).isEqualTo(300);
+    assertThat(kept.heartbeatTimeoutMs()).isEqualTo(1000);
     String beat = "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080," + fast + "}}";
 
-    long deadline = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+    long deadline = System.nanoTime() + Duration.ofMillis(2_500).toNanos();
     while (System.nanoTime() < deadline) {
       app.fire("instance.heartbeat", beat);
       sleep(100);
@@ -163,12 +164,13 @@ class RegistryEndToEndTest {
   @Test
   void anEmptyHeartbeatRefreshesEveryInstanceOfTheConnection() {
     WireClient app = fixture.connect("orders-app");
-    String fast = "\"metadata\":{\"preserved.heart.beat.interval\":\"100\",\"preserved.heart.beat.timeout\":\"300\","
-        + "\"preserved.ip.delete.timeout\":\"600\"}";
+    // Margins wide enough for a loaded CI machine: a pause under 1 s cannot expire a heartbeating instance.
+    String fast = "\"metadata\":{\"preserved.heart.beat.interval\":\"100\",\"preserved.heart.beat.timeout\":\"1000\","
+        + "\"preserved.ip.delete.timeout\":\"1200\"}";
     app.call("instance.register", registration("orders", "127.0.0.5", 8080, fast));
     app.call("instance.register", registration("billing", "127.0.0.5", 8080, fast));
 
-    long deadline = System.nanoTime() + Duration.ofMillis(1_000).toNanos();
+    long deadline = System.nanoTime() + Duration.ofMillis(2_000).toNanos();
     while (System.nanoTime() < deadline) {
       app.fire("instance.heartbeat", "{}");
       sleep(100);
