@@ -77,7 +77,7 @@ final class HeartbeatAccounting {
         received[slot(s)] = 0;
       }
     }
-    currentSecond = Math.max(second, currentSecond == Long.MIN_VALUE ? second : currentSecond);
+    currentSecond = Math.max(second, currentSecond); // a clock that steps back never rewinds the window
   }
 
   private int slot(long second) {

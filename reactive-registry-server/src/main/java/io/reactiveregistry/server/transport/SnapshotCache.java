@@ -36,37 +36,30 @@ final class SnapshotCache {
     this.maxEntries = maxEntries;
   }
 
+  /** What one read under the monitor found: the cached entry, or the view to encode. */
+  private record Lookup(long revision, long serviceRevision, Entry hit, ServiceView miss) {}
+
   /** The JSON of a ServiceSnapshot of the view, at the current revision. */
   byte[] query(RegistryRuntime runtime, ServiceKey service, ViewFilter filter) {
     Key key = new Key(service, filter);
-    Object found = runtime.read(registry -> {
+    Lookup found = runtime.read(registry -> {
       long serviceRevision = registry.serviceRevision(service);
       Entry entry = entries.get(key);
-      if (entry != null && entry.serviceRevision == serviceRevision && serviceRevision >= 0) {
-        return new long[] {registry.revision()};
-      }
-      return new Object[] {registry.view(service, filter), serviceRevision};
+      boolean fresh = entry != null && serviceRevision >= 0 && entry.serviceRevision == serviceRevision;
+      return new Lookup(registry.revision(), serviceRevision, fresh ? entry : null,
+          fresh ? null : registry.view(service, filter));
     });
-    if (found instanceof long[] revision) {
-      Entry entry = entries.get(key);
-      if (entry != null) {
-        return assemble(service, revision[0], entry.tail);
-      }
+    if (found.hit() != null) {
+      return assemble(service, found.revision(), found.hit().tail());
     }
-    if (found instanceof Object[] miss) {
-      ServiceView view = (ServiceView) miss[0];
-      long serviceRevision = (Long) miss[1];
-      byte[] tail = tail(view);
-      if (serviceRevision >= 0) {
-        if (entries.size() >= maxEntries) {
-          entries.clear(); // rare: far more distinct views than services; start over rather than grow
-        }
-        entries.put(key, new Entry(serviceRevision, tail));
+    byte[] tail = tail(found.miss()); // encoded outside the monitor
+    if (found.serviceRevision() >= 0) {
+      if (entries.size() >= maxEntries) {
+        entries.clear(); // rare: far more distinct views than services; start over rather than grow
       }
-      return assemble(service, view.revision(), tail);
+      entries.put(key, new Entry(found.serviceRevision(), tail));
     }
-    // The entry was evicted between the two reads: build it again.
-    return query(runtime, service, filter);
+    return assemble(service, found.revision(), tail);
   }
 
   private static byte[] tail(ServiceView view) {

@@ -217,6 +217,19 @@ class LifecycleTest {
         .satisfies(s -> assertThat(s.instanceCount()).isEqualTo(1));
   }
 
+  /** Seconds of virtual time: these owners heartbeat every 5 s, expiry runs every second. */
+  private void runFor(int seconds, Owner... heartbeating) {
+    for (int second = 1; second <= seconds; second++) {
+      clock.advance(Duration.ofSeconds(1));
+      if (second % 5 == 0) {
+        for (Owner owner : heartbeating) {
+          registry.heartbeatAll(owner);
+        }
+      }
+      registry.expire();
+    }
+  }
+
   @Test
   void whenMostHeartbeatsStopTheRegistryPreservesInstancesAndResumesWhenTheyRecover() {
     Owner[] owners = new Owner[100];
@@ -224,40 +237,16 @@ class LifecycleTest {
       owners[i] = new Owner(100 + i, "app-" + i);
       registry.register(owners[i], orders, true, instance(i + 1));
     }
-    for (int second = 1; second <= 60; second++) {
-      clock.advance(Duration.ofSeconds(1));
-      if (second % 5 == 0) {
-        for (Owner owner : owners) {
-          registry.heartbeatAll(owner);
-        }
-      }
-      registry.expire();
-    }
+    runFor(60, owners);
     assertThat(registry.selfPreserving()).isFalse();
 
     // A partition: only 10 of the 100 keep heartbeating, for five minutes.
-    for (int second = 1; second <= 300; second++) {
-      clock.advance(Duration.ofSeconds(1));
-      if (second % 5 == 0) {
-        for (int i = 0; i < 10; i++) {
-          registry.heartbeatAll(owners[i]);
-        }
-      }
-      registry.expire();
-    }
+    runFor(300, java.util.Arrays.copyOf(owners, 10));
     assertThat(registry.selfPreserving()).isTrue();
     assertThat(registry.view(orders, ViewFilter.ALL).instances()).hasSize(100);
 
     // The partition heals.
-    for (int second = 1; second <= 60; second++) {
-      clock.advance(Duration.ofSeconds(1));
-      if (second % 5 == 0) {
-        for (Owner owner : owners) {
-          registry.heartbeatAll(owner);
-        }
-      }
-      registry.expire();
-    }
+    runFor(60, owners);
     assertThat(registry.selfPreserving()).isFalse();
   }
 
@@ -267,13 +256,7 @@ class LifecycleTest {
     for (int port = 1; port <= 9; port++) {
       registry.register(port <= 7 ? quiet : app, orders, true, instance(port));
     }
-    for (int second = 1; second <= 60; second++) {
-      clock.advance(Duration.ofSeconds(1));
-      if (second % 5 == 0) {
-        registry.heartbeatAll(app);
-      }
-      registry.expire();
-    }
+    runFor(60, app);
     // Seven of nine silent is far below 85 % of the expected heartbeats, but in a fleet this small
     // a partition cannot be told from crashes: the silent ones expire.
     assertThat(registry.selfPreserving()).isFalse();
