@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 settle="$1"; shift
 ulimit -n 65536 2>/dev/null || true  # where allowed: 20,000 connections need more than 20,000 descriptors
-java -jar reactive-registry-server/target/reactive-registry-server.jar --port 7070 > target-bench-server.log 2>&1 &
+java -jar reactive-registry-server/target/reactive-registry-server.jar --port 7070 --data-dir load-tests/target/bench-data > target-bench-server.log 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -f target-bench-server.log' EXIT
 sleep 4

@@ -11,6 +11,8 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import io.reactiveregistry.server.storage.StorageConfig;
+import java.nio.file.Path;
 
 /** {@code java -jar reactive-registry-server.jar}: starts a server with embedded defaults. */
 @Command(name = "reactive-registry-server", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
@@ -115,6 +117,23 @@ public final class Main implements Callable<Integer> {
       description = "Checks in flight at once. Default: ${DEFAULT-VALUE}")
   int healthCheckConcurrency;
 
+  @Option(names = "--data-dir", defaultValue = "data",
+      description = "Directory of the Raft log and snapshots that keep service definitions, persistent instances "
+          + "and overrides across restarts. Default: ${DEFAULT-VALUE}")
+  Path dataDir;
+
+  @Option(names = "--raft-port", defaultValue = "7090",
+      description = "Raft RPC port, on loopback while the group has one node. Default: ${DEFAULT-VALUE}")
+  int raftPort;
+
+  @Option(names = "--snapshot-every", defaultValue = "10000",
+      description = "Log entries between snapshots; the log before a snapshot is deleted. Default: ${DEFAULT-VALUE}")
+  long snapshotEvery;
+
+  @Option(names = "--in-memory", defaultValue = "false", arity = "0..1",
+      description = "Keep durable state in memory only: nothing survives a restart (trying things out, tests).")
+  boolean inMemory;
+
   public static void main(String[] args) {
     System.exit(commandLine(args, System.getenv()).execute(args));
   }
@@ -126,7 +145,7 @@ public final class Main implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     ServerConfig config = toConfig();
-    RegistryServer server = RegistryServer.start(config).block(Duration.ofSeconds(30));
+    RegistryServer server = RegistryServer.start(config).block(Duration.ofMinutes(6));
     if (server == null) {
       throw new IllegalStateException("server did not start");
     }
@@ -163,7 +182,9 @@ public final class Main implements Callable<Integer> {
         .withLifecycle(new LifecycleConfig(Duration.ofMillis(emptyServiceCleanupMs), Duration.ofMillis(overrideRetentionMs),
             selfPreservation, Duration.ofMillis(selfPreservationWindowMs), selfPreservationThreshold))
         .withHealthChecks(new ServerConfig.HealthChecks(Duration.ofMillis(healthCheckIntervalMs),
-            Duration.ofMillis(healthCheckTimeoutMs), healthCheckConcurrency));
+            Duration.ofMillis(healthCheckTimeoutMs), healthCheckConcurrency))
+        .withStorage(inMemory ? StorageConfig.inMemory()
+            : new StorageConfig(dataDir, raftPort, snapshotEvery, StorageConfig.DEFAULTS.maxNotDurable()));
   }
 
   static final class Version implements CommandLine.IVersionProvider {

@@ -14,7 +14,11 @@ import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
 import io.reactiveregistry.server.transport.ServerIdentity;
+import io.reactiveregistry.server.storage.DurableStore;
+import io.reactiveregistry.server.storage.RatisStore;
 import io.rsocket.transport.netty.server.CloseableChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -42,6 +46,9 @@ import reactor.netty.DisposableServer;
 public final class RegistryServer implements Disposable {
   /** How long answers already being written get before connections are closed at shutdown. */
   private static final Duration IN_FLIGHT_GRACE = Duration.ofMillis(200);
+  /** How long replaying storage may take at start before the server gives up. */
+  private static final Duration RESTORE_TIMEOUT = Duration.ofMinutes(5);
+  private static final Logger log = LoggerFactory.getLogger(RegistryServer.class);
 
   private final RegistryRuntime runtime;
   private final RSocketEndpoint endpoint;
@@ -52,10 +59,13 @@ public final class RegistryServer implements Disposable {
   private final PrometheusMeterRegistry meters;
   private final AtomicBoolean ready;
   private final AtomicBoolean stopped = new AtomicBoolean();
+  /** Null when durable state is kept in memory only. */
+  private final RatisStore store;
 
   private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp,
       DisposableServer webSocket, DisposableServer http, Disposable ticker, PrometheusMeterRegistry meters,
-      AtomicBoolean ready) {
+      AtomicBoolean ready, RatisStore store) {
+    this.store = store;
     this.runtime = runtime;
     this.endpoint = endpoint;
     this.tcp = tcp;
@@ -66,14 +76,37 @@ public final class RegistryServer implements Disposable {
     this.ready = ready;
   }
 
-  /** Builds the server and binds its ports; the Mono completes once it accepts connections. */
+  /**
+   * Builds the server and binds its ports; the Mono completes once it accepts connections. With a
+   * data directory, storage is opened and everything durable restored first: the ports open, and
+   * the server reports ready, only once the registry holds every acknowledged durable change.
+   */
   public static Mono<RegistryServer> start(ServerConfig config) {
+    if (!config.storage().durable()) {
+      return Mono.defer(() -> start(config, null, null));
+    }
+    return Mono.fromCallable(() -> RatisStore.open(config.storage()))
+        .subscribeOn(Schedulers.boundedElastic())
+        .flatMap(store -> store.restored(RESTORE_TIMEOUT)
+            .flatMap(restored -> start(config, store, restored))
+            .onErrorResume(error -> close(store).then(Mono.error(error))));
+  }
+
+  private static Mono<RegistryServer> start(ServerConfig config, RatisStore store, RatisStore.Restored restored) {
     return Mono.defer(() -> {
       PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       InstantSource clock = InstantSource.system();
       Registry registry = new Registry(clock, config.registryConfig(), config.lifecycle(), new java.util.Random());
       ServerMeters serverMeters = new ServerMeters(meters);
-      RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), serverMeters::pushed));
+      RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), serverMeters::pushed),
+          store == null ? DurableStore.IN_MEMORY : store);
+      if (restored != null) {
+        runtime.restore(restored.values(), restored.revision());
+        log.info("restored {} durable values from {} (revision {})", restored.values().size(),
+            config.storage().dataDir().toAbsolutePath(), restored.revision());
+        serverMeters.gauge("registry.storage.pending", "commands whose durable changes are not yet committed",
+            store::notDurable);
+      }
       ServerIdentity identity = new ServerIdentity(version(), UUID.randomUUID().toString(), clock.millis());
       TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());
       runtime.addListener(trace);
@@ -82,7 +115,8 @@ public final class RegistryServer implements Disposable {
       registerGauges(serverMeters, runtime, endpoint);
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
       AtomicBoolean ready = new AtomicBoolean();
-      HttpEndpoint httpEndpoint = new HttpEndpoint(runtime, meters, ready::get);
+      HttpEndpoint httpEndpoint = new HttpEndpoint(runtime, meters,
+          () -> ready.get() && (store == null || store.healthy()));
       return Mono.zip(endpoint.bindTcp(config.host(), config.tcpPort()),
               endpoint.bindWebSocket(config.host(), config.webSocketPort()),
               httpEndpoint.bind(config.host(), config.httpPort()))
@@ -94,7 +128,7 @@ public final class RegistryServer implements Disposable {
                     .start(Schedulers.parallel()));
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
-                ready);
+                ready, store);
           });
     });
   }
@@ -179,8 +213,21 @@ public final class RegistryServer implements Disposable {
           }))
           .then(Mono.when(tcp.onClose().onErrorResume(e -> Mono.empty()), webSocket.onDispose()))
           .then(Mono.fromRunnable(http::dispose))
-          .then(http.onDispose());
+          .then(http.onDispose())
+          .then(store == null ? Mono.empty() : close(store));
     });
+  }
+
+  /** Closes storage off the event loops: it writes what is queued and stops Ratis (file I/O). */
+  private static Mono<Void> close(RatisStore store) {
+    return Mono.<Void>fromRunnable(() -> {
+          try {
+            store.close();
+          } catch (IOException | RuntimeException e) {
+            log.warn("storage did not close cleanly", e);
+          }
+        })
+        .subscribeOn(Schedulers.boundedElastic());
   }
 
   private static void registerGauges(ServerMeters meters, RegistryRuntime runtime, RSocketEndpoint endpoint) {

@@ -12,6 +12,7 @@ import io.reactiveregistry.server.core.Results.Registered;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -26,7 +27,8 @@ import java.util.random.RandomGenerator;
 /**
  * The registry's state machine. Each command either throws a {@link RegistryException} having
  * changed nothing, or applies its changes and records one {@link RegistryEvent} per change, each
- * with the next revision; the caller collects them with {@link #takeEvents()}.
+ * with the next revision; the caller collects them with {@link #takeEvents()}. Changes to what
+ * must survive a restart are also recorded as {@link DurableChange}s ({@link #takeDurableChanges()}).
  *
  * <p>Not thread-safe: one writer at a time.
  */
@@ -44,6 +46,7 @@ public final class Registry {
   private final List<RegisteredInstance> duePool = new ArrayList<>();
   private final HeartbeatAccounting heartbeats;
   private final List<RegistryEvent> events = new ArrayList<>();
+  private final List<DurableChange> durable = new ArrayList<>();
   private long revision;
   private boolean selfPreserving;
 
@@ -155,6 +158,9 @@ public final class Registry {
     RegisteredInstance existing = service.instances.get(id);
     long now = clock.millis();
     InstanceView view = project(service.key, id, spec, true, ephemeral);
+    if (!ephemeral && (existing == null || !existing.spec.equals(spec))) {
+      durable.add(new DurableChange.InstanceSaved(service.key, spec));
+    }
     if (existing == null) {
       RegisteredInstance created = new RegisteredInstance(service, spec, view, ephemeral ? owner : null, timings, now);
       service.instances.put(id, created);
@@ -340,6 +346,7 @@ public final class Registry {
       if (service.emptySince != 0 && now - service.emptySince >= emptyFor) {
         it.remove();
         services.remove(service.key);
+        serviceRemovedDurably(service);
         events.add(new ServiceDeleted(service.key, ++revision, ChangeCause.CLEANUP, null));
         removed++;
       }
@@ -347,8 +354,16 @@ public final class Registry {
     long retention = lifecycle.overrideRetention().toMillis();
     for (Iterator<Map.Entry<ServiceKey, Map<String, Override>>> byService = overrides.entrySet().iterator();
         byService.hasNext(); ) {
-      Map<String, Override> ofService = byService.next().getValue();
-      ofService.values().removeIf(o -> o.goneSince != 0 && now - o.goneSince >= retention);
+      Map.Entry<ServiceKey, Map<String, Override>> entry = byService.next();
+      Map<String, Override> ofService = entry.getValue();
+      for (Iterator<Map.Entry<String, Override>> it = ofService.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<String, Override> override = it.next();
+        if (override.getValue().goneSince != 0 && now - override.getValue().goneSince >= retention) {
+          it.remove();
+          durable.add(new DurableChange.Removed(
+              new DurableChange.Subject(DurableChange.Kind.OVERRIDE, entry.getKey(), override.getKey())));
+        }
+      }
       if (ofService.isEmpty()) {
         byService.remove();
       }
@@ -425,15 +440,20 @@ public final class Registry {
     ServiceKey key = instance.service.key;
     if (value.isEmpty()) {
       Map<String, Override> ofService = overrides.get(key);
-      if (ofService != null) {
-        ofService.remove(instance.id());
+      if (ofService != null && ofService.remove(instance.id()) != null) {
+        durable.add(new DurableChange.Removed(
+            new DurableChange.Subject(DurableChange.Kind.OVERRIDE, key, instance.id())));
         if (ofService.isEmpty()) {
           overrides.remove(key);
         }
       }
     } else {
-      overrides.computeIfAbsent(key, k -> new HashMap<>()).computeIfAbsent(instance.id(), id -> new Override(value))
-          .value = value;
+      Override current = overrides.computeIfAbsent(key, k -> new HashMap<>())
+          .computeIfAbsent(instance.id(), id -> new Override(InstanceOverride.NONE));
+      if (!value.equals(current.value)) {
+        current.value = value;
+        durable.add(new DurableChange.OverrideSaved(key, instance.id(), value));
+      }
     }
     InstanceView view = project(key, instance.id(), instance.spec, instance.view.healthy(), instance.service.ephemeral);
     if (!view.equals(instance.view)) {
@@ -468,6 +488,7 @@ public final class Registry {
     service.protectThreshold = threshold;
     service.metadata = checked;
     services.put(key, service);
+    saveDurably(service);
     serviceUpdated(service, actor);
     return service.definition();
   }
@@ -486,12 +507,17 @@ public final class Registry {
         : ServiceDefinition.checkThreshold(protectThreshold);
     Map<String, String> checked = metadata == null ? service.metadata
         : Contract.check(() -> InstanceRules.metadata("metadata", metadata));
+    boolean newlyDefined = !service.defined;
     service.defined = true;
     service.emptySince = 0;
     emptyServices.remove(service);
-    if (threshold != service.protectThreshold || !checked.equals(service.metadata)) {
-      service.protectThreshold = threshold;
-      service.metadata = checked;
+    boolean changed = threshold != service.protectThreshold || !checked.equals(service.metadata);
+    service.protectThreshold = threshold;
+    service.metadata = checked;
+    if (changed || newlyDefined) {
+      saveDurably(service);
+    }
+    if (changed) {
       serviceUpdated(service, actor);
     }
     return service.definition();
@@ -510,6 +536,7 @@ public final class Registry {
     }
     services.remove(key);
     emptyServices.remove(service);
+    serviceRemovedDurably(service);
     events.add(new ServiceDeleted(key, ++revision, ChangeCause.SERVICE_ADMIN, actor));
     return revision;
   }
@@ -605,13 +632,94 @@ public final class Registry {
     return taken;
   }
 
+  /**
+   * The durable changes recorded since the last call, in the order they were decided. Storage
+   * must write them in exactly this order.
+   */
+  public List<DurableChange> takeDurableChanges() {
+    if (durable.isEmpty()) {
+      return List.of();
+    }
+    List<DurableChange> taken = List.copyOf(durable);
+    durable.clear();
+    return taken;
+  }
+
+  // ---------------------------------------------------------------- restart
+
+  /**
+   * Rebuilds durable state at start, before any connection: services, then persistent instances
+   * (healthy until their first check says otherwise), then overrides. {@code saved} holds the
+   * latest value of each subject, as storage replayed them; {@code lastRevision} is the revision
+   * of the last durable change, from which revisions continue. Emits no events and no durable
+   * changes: nobody is subscribed yet, and this is what storage already holds.
+   */
+  public void restore(Collection<DurableChange> saved, long lastRevision) {
+    revision = Math.max(revision, lastRevision);
+    long now = clock.millis();
+    for (DurableChange change : saved) {
+      if (change instanceof DurableChange.ServiceSaved s) {
+        Service service = new Service(s.service(), s.ephemeral());
+        service.protectThreshold = s.protectThreshold();
+        service.metadata = s.metadata();
+        service.defined = s.defined();
+        service.revision = revision;
+        services.put(s.service(), service);
+      }
+    }
+    for (DurableChange change : saved) {
+      if (change instanceof DurableChange.OverrideSaved o) {
+        overrides.computeIfAbsent(o.service(), k -> new HashMap<>()).put(o.instanceId(), new Override(o.value()));
+      }
+    }
+    for (DurableChange change : saved) {
+      if (change instanceof DurableChange.InstanceSaved i) {
+        Service service = services.computeIfAbsent(i.service(), key -> new Service(key, false));
+        InstanceSpec spec = i.spec();
+        HeartbeatTimings timings = HeartbeatTimings.from(spec.metadata(), config.defaultTimings());
+        InstanceView view = project(service.key, spec.instanceId(), spec, true, false);
+        service.instances.put(spec.instanceId(), new RegisteredInstance(service, spec, view, null, timings, now));
+      }
+    }
+    for (Service service : services.values()) {
+      if (service.instances.isEmpty() && !service.defined) {
+        service.emptySince = now;
+        emptyServices.add(service);
+      }
+    }
+    // Ephemeral instances are not stored: their overrides wait, from now, for them to register again.
+    overrides.forEach((key, ofService) -> {
+      Service service = services.get(key);
+      ofService.forEach((id, override) -> {
+        if (service == null || !service.instances.containsKey(id)) {
+          override.goneSince = now;
+        }
+      });
+    });
+  }
+
   // ---------------------------------------------------------------- internals
+
+  /** Records a service's definition if it must survive a restart: persistent, or set by an operator. */
+  private void saveDurably(Service service) {
+    if (!service.ephemeral || service.defined) {
+      durable.add(new DurableChange.ServiceSaved(service.key, service.ephemeral, service.protectThreshold,
+          service.metadata, service.defined));
+    }
+  }
+
+  private void serviceRemovedDurably(Service service) {
+    if (!service.ephemeral || service.defined) {
+      durable.add(new DurableChange.Removed(new DurableChange.Subject(DurableChange.Kind.SERVICE, service.key, null)));
+    }
+  }
 
   private Service serviceFor(ServiceKey key, boolean ephemeral) {
     Service service = services.get(key);
     if (service == null) {
       service = new Service(key, ephemeral);
       services.put(key, service);
+      saveDurably(service);
     }
     return service;
   }
@@ -629,6 +737,10 @@ public final class Registry {
     Service service = instance.service;
     service.instances.remove(instance.id());
     instance.removed = true;
+    if (!service.ephemeral) {
+      durable.add(new DurableChange.Removed(
+          new DurableChange.Subject(DurableChange.Kind.INSTANCE, service.key, instance.id())));
+    }
     disown(instance);
     if (service.ephemeral) {
       heartbeats.instanceRemoved(instance.timings);

@@ -6,7 +6,11 @@ import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.push.SubscriberQueue;
+import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.storage.DurableStore;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -26,20 +30,63 @@ public final class RegistryRuntime {
   private final Registry registry;
   private final PushHub hub;
   private final List<Consumer<List<RegistryEvent>>> listeners = new CopyOnWriteArrayList<>();
+  private final DurableStore store;
 
+  /** A runtime whose durable changes are kept in memory only. */
   public RegistryRuntime(Registry registry, PushHub hub) {
-    this.registry = registry;
-    this.hub = hub;
+    this(registry, hub, DurableStore.IN_MEMORY);
   }
 
-  /** Runs a command; its events are published to subscribers and listeners in revision order. */
+  public RegistryRuntime(Registry registry, PushHub hub, DurableStore store) {
+    this.registry = registry;
+    this.hub = hub;
+    this.store = store;
+  }
+
+  /**
+   * Runs a command; its events are published to subscribers and listeners in revision order, and
+   * its durable changes, if any, are queued for storage in the same order.
+   */
   public <T> T execute(Function<Registry, T> command) {
+    return apply(command, false).result;
+  }
+
+  /**
+   * Runs a command whose answer must wait until what it describes is durable: the future
+   * completes once the command's durable changes are committed, or, when it made none (an
+   * identical re-registration, a refusal...), once everything queued before it is committed. The
+   * change is visible to readers and subscribers as soon as it is applied. Refused before it
+   * changes anything when storage cannot take more.
+   */
+  public <T> CompletableFuture<T> executeDurably(Function<Registry, T> command) {
+    Applied<T> applied = apply(command, true);
+    return applied.durable.thenApply(ignored -> applied.result);
+  }
+
+  /** Rebuilds durable state at start, before any connection or subscription exists. */
+  public void restore(Collection<DurableChange> values, long revision) {
+    synchronized (monitor) {
+      registry.restore(values, revision);
+    }
+  }
+
+  private record Applied<T>(T result, CompletableFuture<Void> durable) {}
+
+  private <T> Applied<T> apply(Function<Registry, T> command, boolean durablyAnswered) {
     Set<SubscriberQueue> woken;
     T result;
+    CompletableFuture<Void> durable;
     synchronized (monitor) {
       try {
+        if (durablyAnswered) {
+          store.checkWritable();
+        }
         result = command.apply(registry);
       } finally {
+        // Queued under the monitor, so storage sees changes in the order the core decided them.
+        List<DurableChange> changes = registry.takeDurableChanges();
+        durable = changes.isEmpty() ? (durablyAnswered ? store.barrier() : null)
+            : store.append(changes, registry.revision());
         List<RegistryEvent> events = registry.takeEvents();
         woken = hub.publish(events, registry);
         if (!events.isEmpty()) {
@@ -52,7 +99,7 @@ public final class RegistryRuntime {
     for (SubscriberQueue queue : woken) {
       queue.drain();
     }
-    return result;
+    return new Applied<>(result, durable);
   }
 
   /** Reads the core's state consistently. */

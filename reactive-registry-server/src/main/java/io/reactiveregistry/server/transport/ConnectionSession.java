@@ -55,6 +55,15 @@ final class ConnectionSession implements RSocket {
       route = RouteResolver.resolve(payload, Interaction.REQUEST_RESPONSE);
       checkSize(payload);
       Object answer = handlers.respond(owner, route, payload.sliceData());
+      if (answer instanceof RequestHandlers.Durable durable) {
+        Route answered = route;
+        return Mono.fromFuture(durable.answer(), true)
+            .map(value -> {
+              meters.request(answered, start, null);
+              return DefaultPayload.create(JsonCodec.json().encode(value));
+            })
+            .onErrorMap(error -> error instanceof RuntimeException refusal ? refused(answered, start, refusal) : error);
+      }
       byte[] json = answer instanceof RequestHandlers.Encoded encoded ? encoded.json() : JsonCodec.json().encode(answer);
       meters.request(route, start, null);
       return Mono.just(DefaultPayload.create(json));

@@ -9,6 +9,8 @@ import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.server.core.Failure;
 import io.reactiveregistry.server.core.RegistryException;
 import io.rsocket.exceptions.ApplicationErrorException;
+import io.reactiveregistry.server.storage.StorageUnavailableException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +43,13 @@ final class ErrorMapping {
     }
     if (error instanceof RequestException refused) {
       return new ErrorBody(refused.code().name(), refused.getMessage());
+    }
+    if (error instanceof StorageUnavailableException storage) {
+      return new ErrorBody((storage.busy() ? ErrorCode.LIMIT_EXCEEDED : ErrorCode.INTERNAL).name(),
+          storage.getMessage());
+    }
+    if (error instanceof CompletionException wrapped && wrapped.getCause() != null) {
+      return body(wrapped.getCause());
     }
     if (error instanceof RuleViolation violation) {
       return new ErrorBody(ErrorCode.INVALID_PARAM.name(), violation.getMessage());

@@ -44,7 +44,10 @@ import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.wire.WireCommands;
 import io.reactiveregistry.server.wire.WireCommands.InstanceAddress;
 import java.time.InstantSource;
+import io.reactiveregistry.server.core.Registry;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import reactor.core.publisher.Flux;
 
 /**
@@ -127,11 +130,16 @@ final class RequestHandlers {
     meters.heartbeatDropped();
   }
 
-  private RegisterResult register(Owner owner, Registration body) {
+  private Object register(Owner owner, Registration body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     InstanceSpec spec = WireCommands.instance("instance", body.instance());
     boolean ephemeral = body.ephemeral() == null || body.ephemeral();
-    Registered registered = runtime.execute(registry -> registry.register(owner, key, ephemeral, spec));
+    Function<Registry, RegisterResult> command = registry -> answer(registry.register(owner, key, ephemeral, spec));
+    // A persistent registration is acknowledged once committed; an ephemeral one lives in memory only.
+    return ephemeral ? runtime.execute(command) : new Durable(runtime.executeDurably(command));
+  }
+
+  private static RegisterResult answer(Registered registered) {
     return new RegisterResult(registered.instanceId(), registered.revision(), registered.timings().intervalMs(),
         registered.timings().timeoutMs(), registered.timings().deleteTimeoutMs());
   }
@@ -172,38 +180,39 @@ final class RequestHandlers {
     return new ServiceList(all.size(), services);
   }
 
-  private ServiceDetail createService(Owner owner, ServiceDefinition body) {
+  private Durable createService(Owner owner, ServiceDefinition body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     boolean ephemeral = body.ephemeral() == null || body.ephemeral();
     double threshold = body.protectThreshold() == null ? 0.0 : body.protectThreshold();
-    return detail(runtime.execute(registry -> registry.createService(owner, key, ephemeral, threshold,
-        body.metadata())));
+    return new Durable(runtime.executeDurably(registry -> detail(registry.createService(owner, key, ephemeral,
+        threshold, body.metadata()))));
   }
 
-  private ServiceDetail updateService(Owner owner, ServiceDefinition body) {
+  private Durable updateService(Owner owner, ServiceDefinition body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
-    return detail(runtime.execute(registry -> registry.updateService(owner, key, body.ephemeral(),
-        body.protectThreshold(), body.metadata())));
+    return new Durable(runtime.executeDurably(registry -> detail(registry.updateService(owner, key, body.ephemeral(),
+        body.protectThreshold(), body.metadata()))));
   }
 
-  private Map<String, Boolean> deleteService(Owner owner, ServiceRef body) {
+  private Durable deleteService(Owner owner, ServiceRef body) {
     ServiceKey key = serviceOf(body);
-    runtime.execute(registry -> registry.deleteService(owner, key));
-    return Map.of("deleted", true);
+    return new Durable(runtime.executeDurably(registry -> {
+      registry.deleteService(owner, key);
+      return Map.of("deleted", true);
+    }));
   }
 
-  private InstanceBody override(Owner owner, InstanceOverride body, boolean patch) {
+  private Durable override(Owner owner, InstanceOverride body, boolean patch) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     InstanceAddress address = WireCommands.address("instance", body.instance());
     String instanceId = io.reactiveregistry.server.core.InstanceSpec.instanceId(address.ip(), address.port(),
         address.cluster());
-    InstanceView view = patch
-        ? runtime.execute(registry -> registry.patchInstance(owner, key, instanceId, body.enabled(), body.weight(),
-            body.metadata()))
-        : runtime.execute(registry -> registry.overrideInstance(owner, key, instanceId,
+    Function<Registry, InstanceView> command = patch
+        ? registry -> registry.patchInstance(owner, key, instanceId, body.enabled(), body.weight(), body.metadata())
+        : registry -> registry.overrideInstance(owner, key, instanceId,
             io.reactiveregistry.server.core.InstanceOverride.replacing(body.enabled(), body.weight(),
-                body.metadata())));
-    return WireViews.instance(view);
+                body.metadata()));
+    return new Durable(runtime.executeDurably(registry -> WireViews.instance(command.apply(registry))));
   }
 
   private static ServiceKey serviceOf(ServiceRef body) {
@@ -215,12 +224,17 @@ final class RequestHandlers {
         d.protectThreshold(), d.metadata(), d.revision(), d.clusters(), d.instanceCount());
   }
 
-  private DeregisterResult deregister(Owner owner, InstanceRef body) {
+  /**
+   * Acknowledged durably: removing a persistent instance is a durable change, and an answer that
+   * an instance is gone must not be undone by a restart.
+   */
+  private Durable deregister(Owner owner, InstanceRef body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     InstanceAddress address = WireCommands.address("instance", body.instance());
-    Deregistered result = runtime.execute(
-        registry -> registry.deregister(owner, key, address.ip(), address.port(), address.cluster()));
-    return new DeregisterResult(result.removed(), result.revision());
+    return new Durable(runtime.executeDurably(registry -> {
+      Deregistered result = registry.deregister(owner, key, address.ip(), address.port(), address.cluster());
+      return new DeregisterResult(result.removed(), result.revision());
+    }));
   }
 
   private Object query(Query body) {
@@ -231,6 +245,9 @@ final class RequestHandlers {
 
   /** An answer already in JSON. */
   record Encoded(byte[] json) {}
+
+  /** An answer that may be sent once what it describes is durable. */
+  record Durable(CompletableFuture<?> answer) {}
 
   private ServerInfo serverInfo() {
     return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), List.of(identity.nodeId()),

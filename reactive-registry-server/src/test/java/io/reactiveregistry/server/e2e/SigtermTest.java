@@ -31,7 +31,8 @@ class SigtermTest {
     Path log = dir.resolve("server.log");
     Process server = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
         "io.reactiveregistry.server.Main", "--host", "127.0.0.1", "--port", Integer.toString(tcp),
-        "--ws-port", Integer.toString(freePort()), "--http-port", Integer.toString(freePort()))
+        "--ws-port", Integer.toString(freePort()), "--http-port", Integer.toString(freePort()),
+        "--data-dir", dir.resolve("data").toString(), "--raft-port", Integer.toString(freePort()))
         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     try {
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains("listening"));

@@ -1,0 +1,69 @@
+package io.reactiveregistry.server.core;
+
+import java.util.Map;
+
+/**
+ * A change to what must survive a restart: service definitions (of persistent services, and of
+ * services an operator created or updated), persistent instances and operator overrides. The core
+ * records these beside its events, in the order it decided them; storage writes them in that order
+ * and replays them at start. Ephemeral instances never appear here.
+ *
+ * <p>Every change is a whole value or a removal of one {@link Subject}, never a delta, so applying
+ * a sequence of them needs no state but the subjects themselves: replay is deterministic.
+ */
+public sealed interface DurableChange {
+
+  /** What the change is about; a later change to the same subject supersedes an earlier one. */
+  Subject subject();
+
+  /** True for a removal: the subject no longer exists. */
+  default boolean removal() {
+    return false;
+  }
+
+  /** The identity of one durable value. {@code instanceId} is null for a service. */
+  record Subject(Kind kind, ServiceKey service, String instanceId) {}
+
+  enum Kind {
+    SERVICE,
+    INSTANCE,
+    OVERRIDE
+  }
+
+  /** A service's definition. {@code defined}: created or updated by an operator, so kept even when empty. */
+  record ServiceSaved(ServiceKey service, boolean ephemeral, double protectThreshold, Map<String, String> metadata,
+      boolean defined) implements DurableChange {
+    public ServiceSaved {
+      metadata = Map.copyOf(metadata);
+    }
+
+    @Override
+    public Subject subject() {
+      return new Subject(Kind.SERVICE, service, null);
+    }
+  }
+
+  /** A persistent instance as registered. */
+  record InstanceSaved(ServiceKey service, InstanceSpec spec) implements DurableChange {
+    @Override
+    public Subject subject() {
+      return new Subject(Kind.INSTANCE, service, spec.instanceId());
+    }
+  }
+
+  /** An operator's override of one instance (of either type). */
+  record OverrideSaved(ServiceKey service, String instanceId, InstanceOverride value) implements DurableChange {
+    @Override
+    public Subject subject() {
+      return new Subject(Kind.OVERRIDE, service, instanceId);
+    }
+  }
+
+  /** The subject is gone. */
+  record Removed(Subject subject) implements DurableChange {
+    @Override
+    public boolean removal() {
+      return true;
+    }
+  }
+}

@@ -1,0 +1,121 @@
+package io.reactiveregistry.server.storage;
+
+import io.reactiveregistry.server.core.DurableChange;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+
+/**
+ * The one thread that hands durable changes to the log. Callers (under the runtime's monitor,
+ * often on an event loop) only enqueue and wake it; it takes everything waiting, up to a bound,
+ * and writes it as one log entry, then completes each caller's future when that entry commits.
+ * One queue and one thread keep the log in the order the core decided; taking what waits as one
+ * entry makes concurrent writers share an fsync, on top of Ratis's own batching of syncs.
+ */
+final class LogWriter {
+  /** Changes in one log entry at most: bounds an entry's size (a change is at most a few KB). */
+  private static final int MAX_CHANGES_PER_ENTRY = 1_000;
+
+  /** One command's changes, waiting to be written. */
+  private record Pending(List<DurableChange> changes, long revision, CompletableFuture<Void> durable) {}
+
+  private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger notDurable = new AtomicInteger();
+  private final Function<byte[], CompletableFuture<Void>> write;
+  private final Thread thread;
+  private volatile CompletableFuture<Void> lastAppended = CompletableFuture.completedFuture(null);
+  private volatile boolean closed;
+
+  /** {@code write} submits an encoded entry and completes when it is committed; it may block. */
+  LogWriter(Function<byte[], CompletableFuture<Void>> write) {
+    this.write = write;
+    this.thread = new Thread(this::run, "registry-log-writer");
+    this.thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /** Queues one command's changes. Calls are serialized by the caller (the runtime's monitor). */
+  CompletableFuture<Void> append(List<DurableChange> changes, long revision) {
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          new StorageUnavailableException("storage is closed: the server is stopping", false, null));
+    }
+    Pending pending = new Pending(changes, revision, new CompletableFuture<>());
+    notDurable.incrementAndGet();
+    lastAppended = pending.durable;
+    queue.offer(pending);
+    LockSupport.unpark(thread);
+    return pending.durable;
+  }
+
+  /** Completes once everything appended so far is durable: entries commit in log order. */
+  CompletableFuture<Void> barrier() {
+    return lastAppended;
+  }
+
+  /** Commands appended whose changes are not yet durable. */
+  int notDurable() {
+    return notDurable.get();
+  }
+
+  /** Stops taking changes, writes what is queued, and waits for the thread to finish (blocking). */
+  void close() throws InterruptedException {
+    closed = true;
+    LockSupport.unpark(thread);
+    thread.join(10_000);
+  }
+
+  private void run() {
+    while (true) {
+      List<Pending> batch = take();
+      if (batch.isEmpty()) {
+        if (closed) {
+          return;
+        }
+        LockSupport.park(this); // append() unparks after offering, so a wake-up is never lost
+        continue;
+      }
+      List<DurableChange> changes = new ArrayList<>();
+      long revision = 0;
+      for (Pending pending : batch) {
+        changes.addAll(pending.changes);
+        revision = Math.max(revision, pending.revision);
+      }
+      CompletableFuture<Void> committed;
+      try {
+        committed = write.apply(ChangeCodec.encodeEntry(changes, revision));
+      } catch (RuntimeException e) {
+        committed = CompletableFuture.failedFuture(e);
+      }
+      committed.whenComplete((ignored, error) -> {
+        for (Pending pending : batch) {
+          notDurable.decrementAndGet();
+          if (error == null) {
+            pending.durable.complete(null);
+          } else {
+            pending.durable.completeExceptionally(error);
+          }
+        }
+      });
+    }
+  }
+
+  private List<Pending> take() {
+    List<Pending> batch = new ArrayList<>();
+    int changes = 0;
+    Pending next;
+    while (changes < MAX_CHANGES_PER_ENTRY && (next = queue.poll()) != null) {
+      batch.add(next);
+      changes += next.changes.size();
+    }
+    return batch;
+  }
+}

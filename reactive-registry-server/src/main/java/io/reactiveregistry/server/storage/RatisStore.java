@@ -1,0 +1,199 @@
+package io.reactiveregistry.server.storage;
+
+import io.reactiveregistry.server.core.DurableChange;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Durable state on Apache Ratis: a group of one node on local disk. Changes are written through
+ * the {@link LogWriter}'s thread into the Raft log (fsync'd before commit) and acknowledged once
+ * committed; {@link RegistryStateMachine} snapshots them; at start the snapshot and the log after
+ * it are replayed, and {@link #restored} hands the result to the core.
+ */
+public final class RatisStore implements DurableStore, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(RatisStore.class);
+
+  /** Fixed, so that a restart finds its group's directory under the data directory. */
+  static final RaftGroupId GROUP_ID =
+      RaftGroupId.valueOf(UUID.nameUUIDFromBytes("reactive-registry".getBytes(StandardCharsets.UTF_8)));
+  static final RaftPeerId SELF = RaftPeerId.valueOf("registry-1");
+
+  private final StorageConfig config;
+  private final RaftServer server;
+  private final RegistryStateMachine stateMachine;
+  private final LogWriter writer;
+  private final ClientId clientId = ClientId.randomId();
+  private final AtomicLong callIds = new AtomicLong();
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+  /** What was replayed: the latest value of every durable subject, and the revision after them. */
+  public record Restored(List<DurableChange> values, long revision) {}
+
+  private RatisStore(StorageConfig config, RaftServer server, RegistryStateMachine stateMachine) {
+    this.config = config;
+    this.server = server;
+    this.stateMachine = stateMachine;
+    this.writer = new LogWriter(this::write);
+  }
+
+  /** Opens (or creates) the store in {@code config.dataDir()} and starts Ratis. Blocking: file I/O. */
+  public static RatisStore open(StorageConfig config) throws IOException {
+    Files.createDirectories(config.dataDir());
+    RaftProperties properties = new RaftProperties();
+    RaftServerConfigKeys.setStorageDir(properties, List.of(config.dataDir().toFile()));
+    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
+    // One node: nothing talks to this port yet, so it stays on loopback.
+    NettyConfigKeys.Server.setHost(properties, "127.0.0.1");
+    NettyConfigKeys.Server.setPort(properties, config.raftPort());
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotEvery());
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf("8MB"));
+    RaftServerConfigKeys.Write.setElementLimit(properties, config.maxNotDurable() + 1_000);
+
+    RaftPeer self = RaftPeer.newBuilder().setId(SELF).setAddress("127.0.0.1:" + config.raftPort()).build();
+    RegistryStateMachine stateMachine = new RegistryStateMachine();
+    RaftServer server = RaftServer.newBuilder()
+        .setServerId(SELF)
+        .setGroup(RaftGroup.valueOf(GROUP_ID, self))
+        .setProperties(properties)
+        .setStateMachine(stateMachine)
+        .setOption(RaftStorage.StartupOption.RECOVER) // reuse the group's directory; format it only when new
+        .build();
+    server.start();
+    RatisStore store = new RatisStore(config, server, stateMachine);
+    store.writer.start();
+    return store;
+  }
+
+  /**
+   * Completes once this node leads its group and has applied every committed entry: the state
+   * it then holds is everything that was acknowledged before the last stop or crash.
+   */
+  public Mono<Restored> restored(Duration timeout) {
+    return Flux.interval(Duration.ZERO, Duration.ofMillis(10))
+        .filter(tick -> caughtUp())
+        .next()
+        .timeout(timeout, Mono.error(() -> new IllegalStateException(
+            "storage in " + config.dataDir() + " was not restored within " + timeout)))
+        .map(tick -> new Restored(stateMachine.state().values(), stateMachine.state().revision()));
+  }
+
+  private boolean caughtUp() {
+    try {
+      RaftServer.Division division = server.getDivision(GROUP_ID);
+      DivisionInfo info = division.getInfo();
+      return info.isLeaderReady() && info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> append(List<DurableChange> changes, long revision) {
+    return writer.append(changes, revision).handle((ignored, error) -> {
+      if (error == null) {
+        return null;
+      }
+      if (failure.compareAndSet(null, error)) {
+        log.error("storage failed: a durable change was not committed; durable writes are refused until the "
+            + "server restarts (memory may now be ahead of disk)", error);
+      }
+      throw new StorageUnavailableException("storage failed to commit the change, which may not survive a "
+          + "restart: " + error.getMessage(), false, error);
+    });
+  }
+
+  @Override
+  public CompletableFuture<Void> barrier() {
+    return writer.barrier();
+  }
+
+  @Override
+  public void checkWritable() {
+    Throwable failed = failure.get();
+    if (failed != null) {
+      throw new StorageUnavailableException("storage has failed (" + failed.getMessage()
+          + "); durable writes are refused until the server restarts", false, failed);
+    }
+    if (writer.notDurable() >= config.maxNotDurable()) {
+      throw new StorageUnavailableException("storage is " + writer.notDurable()
+          + " changes behind; durable writes are refused until it catches up, retry shortly", true, null);
+    }
+  }
+
+  /** False once a write has failed; the server then reports itself not ready. */
+  public boolean healthy() {
+    return failure.get() == null;
+  }
+
+  /** Commands whose changes are not yet durable. */
+  public int notDurable() {
+    return writer.notDurable();
+  }
+
+  /** Writes one encoded entry; runs on the log writer's thread, where blocking is allowed. */
+  private CompletableFuture<Void> write(byte[] entry) {
+    RaftClientRequest request = RaftClientRequest.newBuilder()
+        .setClientId(clientId)
+        .setServerId(SELF)
+        .setGroupId(GROUP_ID)
+        .setCallId(callIds.incrementAndGet())
+        .setMessage(Message.valueOf(ByteString.copyFrom(entry)))
+        .setType(RaftClientRequest.writeRequestType())
+        .build();
+    try {
+      return server.submitClientRequestAsync(request).thenAccept(RatisStore::checkSuccess);
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private static void checkSuccess(RaftClientReply reply) {
+    if (!reply.isSuccess()) {
+      throw new IllegalStateException("the log refused a write", reply.getException());
+    }
+  }
+
+  /** Writes what is queued, then stops Ratis. Blocking. */
+  @Override
+  public void close() throws IOException {
+    try {
+      writer.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    server.close();
+  }
+}

@@ -1,0 +1,112 @@
+package io.reactiveregistry.server.storage;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletableFuture;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.MD5FileUtil;
+import org.apache.ratis.io.MD5Hash;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis state machine: applies committed entries to {@link DurableState}, writes it as a
+ * snapshot when Ratis asks (so the log can be purged), and loads the latest snapshot at start,
+ * after which Ratis replays the entries that follow it.
+ *
+ * <p>The running core has already applied what this server wrote (it decided those changes), so
+ * applying here only keeps the durable copy that snapshots and restarts read. A follower in a
+ * future cluster would also hand applied entries to its core.
+ */
+final class RegistryStateMachine extends BaseStateMachine {
+  private static final Logger log = LoggerFactory.getLogger(RegistryStateMachine.class);
+
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  private final DurableState state = new DurableState();
+
+  DurableState state() {
+    return state;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+    super.initialize(server, groupId, raftStorage);
+    storage.init(raftStorage);
+    loadLatestSnapshot(storage.getLatestSnapshot());
+  }
+
+  @Override
+  public void reinitialize() throws IOException {
+    loadLatestSnapshot(storage.loadLatestSnapshot());
+  }
+
+  @Override
+  public StateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext transaction) {
+    LogEntryProto entry = transaction.getLogEntry();
+    state.apply(ChangeCodec.decodeEntry(entry.getStateMachineLogEntry().getLogData().newInput()));
+    updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+    return CompletableFuture.completedFuture(Message.EMPTY);
+  }
+
+  /**
+   * Writes the state as of the last applied entry. Ratis calls this on its apply thread, so no
+   * entry is applied meanwhile. Written to a temporary file, forced, then renamed: a crash leaves
+   * either the old snapshot or the new one, never half of one.
+   */
+  @Override
+  public long takeSnapshot() throws IOException {
+    TermIndex last = getLastAppliedTermIndex();
+    if (last == null || last.getIndex() < 0) {
+      return -1;
+    }
+    File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+    Path temporary = file.toPath().resolveSibling(file.getName() + ".writing");
+    state.writeTo(temporary);
+    Files.move(temporary, file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    forceDirectory(file.toPath().getParent()); // the rename itself must be durable before the log is purged
+    MD5Hash digest = MD5FileUtil.computeAndSaveMd5ForFile(file);
+    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last));
+    log.info("snapshot of {} durable values at log index {}", state.size(), last.getIndex());
+    return last.getIndex();
+  }
+
+  private static void forceDirectory(Path directory) throws IOException {
+    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+      channel.force(true);
+    }
+  }
+
+  private void loadLatestSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
+    if (snapshot == null) {
+      return;
+    }
+    File file = snapshot.getFile().getPath().toFile();
+    if (snapshot.getFile().getFileDigest() != null) {
+      MD5FileUtil.verifySavedMD5(file, snapshot.getFile().getFileDigest());
+    }
+    state.readFrom(file.toPath());
+    setLastAppliedTermIndex(snapshot.getTermIndex());
+    log.info("loaded snapshot of {} durable values at log index {}", state.size(), snapshot.getIndex());
+  }
+}

@@ -1,0 +1,30 @@
+package io.reactiveregistry.server.storage;
+
+import java.nio.file.Path;
+
+/**
+ * Where and how durable state is kept.
+ *
+ * @param dataDir the directory of the Raft log and snapshots; null keeps everything in memory
+ *     (embedding and tests only: nothing survives a restart)
+ * @param raftPort the Raft RPC port, bound on loopback while the group has one node; 0 picks a free port
+ * @param snapshotEvery log entries between snapshots; the log before a snapshot is purged
+ * @param maxNotDurable commands whose changes may wait to be written; beyond it durable writes are
+ *     refused with {@code LIMIT_EXCEEDED} until storage catches up
+ */
+public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable) {
+  public static final StorageConfig DEFAULTS = new StorageConfig(Path.of("data"), 7090, 10_000, 10_000);
+
+  public static StorageConfig inMemory() {
+    return new StorageConfig(null, 0, DEFAULTS.snapshotEvery, DEFAULTS.maxNotDurable);
+  }
+
+  /** On disk in {@code dataDir}, Raft on a free port: what tests of durability want. */
+  public static StorageConfig onDisk(Path dataDir) {
+    return new StorageConfig(dataDir, 0, DEFAULTS.snapshotEvery, DEFAULTS.maxNotDurable);
+  }
+
+  public boolean durable() {
+    return dataDir != null;
+  }
+}
