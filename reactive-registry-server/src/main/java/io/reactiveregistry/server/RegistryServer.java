@@ -222,7 +222,9 @@ public final class RegistryServer implements Disposable {
   private static Mono<Void> close(RatisStore store) {
     return Mono.<Void>fromRunnable(() -> {
           try {
+            long start = System.nanoTime();
             store.close();
+            log.info("storage closed in {} ms", (System.nanoTime() - start) / 1_000_000);
           } catch (IOException | RuntimeException e) {
             log.warn("storage did not close cleanly", e);
           }

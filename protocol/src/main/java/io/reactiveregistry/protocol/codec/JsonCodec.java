@@ -105,6 +105,18 @@ public final class JsonCodec {
     return value;
   }
 
+  /**
+   * Builds the readers and writers of these types now. Jackson builds them on first use under a
+   * lock; a server prepares its message types at start so that two event loops meeting a type for
+   * the first time at once never wait on each other.
+   */
+  public void prepare(Class<?>... types) {
+    for (Class<?> type : types) {
+      reader(type);
+      mapper.writerFor(type);
+    }
+  }
+
   private ObjectReader reader(Class<?> type) {
     return readers.computeIfAbsent(type, mapper::readerFor);
   }

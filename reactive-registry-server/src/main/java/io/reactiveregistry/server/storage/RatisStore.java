@@ -33,6 +33,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Durable state on Apache Ratis: a group of one node on local disk. Changes are written through
@@ -102,7 +103,8 @@ public final class RatisStore implements DurableStore, AutoCloseable {
    * it then holds is everything that was acknowledged before the last stop or crash.
    */
   public Mono<Restored> restored(Duration timeout) {
-    return Flux.interval(Duration.ZERO, Duration.ofMillis(10))
+    // Polled off the event loops and the parallel scheduler: Ratis's accessors may wait on its own locks.
+    return Flux.interval(Duration.ZERO, Duration.ofMillis(10), Schedulers.boundedElastic())
         .filter(tick -> caughtUp())
         .next()
         .timeout(timeout, Mono.error(() -> new IllegalStateException(

@@ -72,6 +72,13 @@ final class RequestHandlers {
     this.meters = meters;
     this.identity = identity;
     this.clock = clock;
+    json.prepare(Registration.class, RegisterResult.class, InstanceRef.class, DeregisterResult.class,
+        BatchRegistration.class, BatchResult.class, Heartbeat.class, Query.class, ServiceListQuery.class,
+        ServiceList.class, ServiceDefinition.class, ServiceDetail.class, ServiceRef.class, InstanceOverride.class,
+        InstanceBody.class, TraceQuery.class, io.reactiveregistry.protocol.message.TraceEvent.class,
+        io.reactiveregistry.protocol.message.ServiceSnapshot.class,
+        io.reactiveregistry.protocol.message.ServiceEvent.class, ServerInfo.class,
+        io.reactiveregistry.protocol.message.ErrorBody.class, io.reactiveregistry.protocol.message.SetupData.class);
   }
 
   /** Answers a request-response route with the response body. */

@@ -1,0 +1,118 @@
+package io.reactiveregistry.server.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.ServiceDetail;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+
+/**
+ * A server process with a data directory is killed with SIGKILL, no clean shutdown, and started
+ * again on the same directory: everything it acknowledged is back.
+ */
+class CrashRecoveryTest {
+  @TempDir
+  Path dir;
+
+  private static String persistent(String service, String ip, int port) {
+    return "{\"service\":\"" + service + "\",\"ephemeral\":false,\"instance\":{\"ip\":\"" + ip + "\",\"port\":" + port
+        + ",\"metadata\":{\"role\":\"replica\"}}}";
+  }
+
+  private static Map<String, InstanceBody> instances(WireClient client, String service) {
+    ServiceSnapshot snapshot = client.call("service.query", "{\"service\":\"" + service + "\"}",
+        ServiceSnapshot.class);
+    return snapshot.instances().stream().collect(Collectors.toMap(InstanceBody::instanceId, Function.identity()));
+  }
+
+  @Test
+  void acknowledgedPersistentRegistrationsDefinitionsAndOverridesSurviveAKill() throws Exception {
+    Path data = dir.resolve("data");
+    try (ServerProcess server = ServerProcess.start(data, dir.resolve("first.log"));
+        WireClient client = WireClient.connect(server.port(), "operator")) {
+      for (int i = 1; i <= 50; i++) {
+        client.call("instance.register", persistent("db", "127.0.0." + i, 5432));
+      }
+      client.call("instance.deregister", "{\"service\":\"db\",\"instance\":{\"ip\":\"127.0.0.50\",\"port\":5432}}");
+      client.call("admin.service.create",
+          "{\"service\":\"orders\",\"protectThreshold\":0.6,\"metadata\":{\"team\":\"checkout\"}}");
+      client.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.1.1\",\"port\":8080}}");
+      client.call("admin.instance.patch",
+          "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.1.1\",\"port\":8080},\"enabled\":false}");
+      client.call("admin.instance.update",
+          "{\"service\":\"db\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":5432},\"weight\":5.0}");
+
+      server.kill();
+    }
+
+    try (ServerProcess server = ServerProcess.start(data, dir.resolve("second.log"));
+        WireClient client = WireClient.connect(server.port(), "operator")) {
+      Map<String, InstanceBody> db = instances(client, "db");
+      assertThat(db).hasSize(49).doesNotContainKey("127.0.0.50#5432#DEFAULT");
+      assertThat(db.get("127.0.0.7#5432#DEFAULT").metadata()).isEqualTo(Map.of("role", "replica"));
+      assertThat(db.get("127.0.0.7#5432#DEFAULT").ephemeral()).isFalse();
+      assertThat(db.get("127.0.0.1#5432#DEFAULT").weight()).as("override").isEqualTo(5.0);
+
+      ServiceDetail orders = client.call("admin.service.get", "{\"service\":\"orders\"}", ServiceDetail.class);
+      assertThat(orders.protectThreshold()).isEqualTo(0.6);
+      assertThat(orders.metadata()).isEqualTo(Map.of("team", "checkout"));
+      assertThat(instances(client, "orders")).as("ephemeral instances are not kept").isEmpty();
+
+      // The override of the ephemeral instance waits for it to register again.
+      client.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.1.1\",\"port\":8080}}");
+      assertThat(instances(client, "orders").get("127.0.1.1#8080#DEFAULT").enabled()).isFalse();
+      assertThat(server.log()).contains("restored");
+    }
+  }
+
+  @Test
+  void aBurstOfPersistentRegistrationsCutByAKillKeepsEveryAcknowledgedOne() throws Exception {
+    Path data = dir.resolve("data");
+    Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+    int burst = 1_000;
+    CountDownLatch someAcknowledged = new CountDownLatch(100);
+    try (ServerProcess server = ServerProcess.start(data, dir.resolve("first.log"))) {
+      WireClient[] clients = new WireClient[8];
+      for (int c = 0; c < clients.length; c++) {
+        clients[c] = WireClient.connect(server.port(), "burst-" + c);
+      }
+      Disposable registrations = Flux.range(0, burst)
+          .flatMap(i -> clients[i % clients.length]
+              .request("instance.register", persistent("cache", "127.0." + (i / 250) + "." + (i % 250 + 1), 6379))
+              .map(answer -> JsonCodec.json().decode(answer, io.reactiveregistry.protocol.message.RegisterResult.class))
+              .doOnNext(result -> {
+                acknowledged.add(result.instanceId());
+                someAcknowledged.countDown();
+              })
+              .onErrorResume(error -> reactor.core.publisher.Mono.empty()), 64)
+          .subscribe();
+      assertThat(someAcknowledged.await(30, TimeUnit.SECONDS)).isTrue();
+
+      server.kill(); // mid-burst: some registrations are in flight, some not yet sent
+      registrations.dispose();
+      for (WireClient client : clients) {
+        client.close();
+      }
+    }
+    assertThat(acknowledged.size()).as("the kill cut the burst").isLessThan(burst);
+
+    try (ServerProcess server = ServerProcess.start(data, dir.resolve("second.log"));
+        WireClient client = WireClient.connect(server.port(), "checker")) {
+      Set<String> present = instances(client, "cache").keySet();
+      assertThat(present).containsAll(acknowledged);
+    }
+  }
+}

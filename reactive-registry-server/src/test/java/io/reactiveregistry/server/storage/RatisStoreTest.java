@@ -1,0 +1,120 @@
+package io.reactiveregistry.server.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.core.DurableChange.InstanceSaved;
+import io.reactiveregistry.server.core.DurableChange.Kind;
+import io.reactiveregistry.server.core.DurableChange.OverrideSaved;
+import io.reactiveregistry.server.core.DurableChange.Removed;
+import io.reactiveregistry.server.core.DurableChange.ServiceSaved;
+import io.reactiveregistry.server.core.DurableChange.Subject;
+import io.reactiveregistry.server.core.InstanceOverride;
+import io.reactiveregistry.server.core.InstanceSpec;
+import io.reactiveregistry.server.core.ServiceKey;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Ratis store on a real disk: what it acknowledged comes back after it is reopened. */
+class RatisStoreTest {
+  private static final Duration RESTORE = Duration.ofSeconds(30);
+  private final ServiceKey db = new ServiceKey("public", "DEFAULT_GROUP", "db");
+
+  @TempDir
+  Path dir;
+
+  private static InstanceSpec instance(String ip, int port) {
+    return new InstanceSpec(ip, port, "DEFAULT", 1.0, true, Map.of("role", "primary"));
+  }
+
+  private RatisStore open(long snapshotEvery) throws Exception {
+    RatisStore store = RatisStore.open(new StorageConfig(dir, 0, snapshotEvery, 10_000));
+    store.restored(RESTORE).block();
+    return store;
+  }
+
+  @Test
+  void acknowledgedChangesAreRestoredWithTheirLatestValuesAndTheRevision() throws Exception {
+    try (RatisStore store = open(10_000)) {
+      assertThat(store.restored(RESTORE).block().values()).isEmpty();
+      store.append(List.of(new ServiceSaved(db, false, 0.5, Map.of("team", "a"), true),
+          new InstanceSaved(db, instance("127.0.0.9", 5432))), 2).get(10, TimeUnit.SECONDS);
+      store.append(List.of(new InstanceSaved(db, instance("127.0.0.10", 5432))), 3).get(10, TimeUnit.SECONDS);
+      store.append(List.of(new Removed(new Subject(Kind.INSTANCE, db, "127.0.0.10#5432#DEFAULT"))), 4)
+          .get(10, TimeUnit.SECONDS);
+      store.append(List.of(new OverrideSaved(db, "127.0.0.9#5432#DEFAULT",
+          new InstanceOverride(false, 2.0, Map.of("k", "v")))), 5).get(10, TimeUnit.SECONDS);
+    }
+
+    try (RatisStore store = open(10_000)) {
+      RatisStore.Restored restored = store.restored(RESTORE).block();
+      assertThat(restored.revision()).isEqualTo(5);
+      assertThat(restored.values()).containsExactlyInAnyOrder(
+          new ServiceSaved(db, false, 0.5, Map.of("team", "a"), true),
+          new InstanceSaved(db, instance("127.0.0.9", 5432)),
+          new OverrideSaved(db, "127.0.0.9#5432#DEFAULT", new InstanceOverride(false, 2.0, Map.of("k", "v"))));
+    }
+  }
+
+  @Test
+  void snapshotsBoundTheLogAndRestoreWithTheEntriesAfterThem() throws Exception {
+    int instances = 300;
+    try (RatisStore store = open(50)) {
+      store.append(List.of(new ServiceSaved(db, false, 0.0, Map.of(), false)), 1).get(10, TimeUnit.SECONDS);
+      for (int i = 0; i < instances; i++) {
+        // One at a time, so that each is its own log entry and snapshots are due several times.
+        store.append(List.of(new InstanceSaved(db, instance("127.0.1." + (i % 250), 1000 + i))), 2 + i)
+            .get(10, TimeUnit.SECONDS);
+      }
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      assertThat(files.map(path -> path.getFileName().toString()))
+          .as("snapshots were written")
+          .anyMatch(name -> name.matches("snapshot\\.\\d+_\\d+"));
+    }
+
+    try (RatisStore store = open(50)) {
+      RatisStore.Restored restored = store.restored(RESTORE).block();
+      assertThat(restored.values()).hasSize(instances + 1);
+      assertThat(restored.revision()).isEqualTo(instances + 1);
+    }
+  }
+
+  @Test
+  void concurrentAppendsShareEntriesAndCompleteInOrder() throws Exception {
+    try (RatisStore store = open(10_000)) {
+      List<CompletableFuture<Void>> futures = new ArrayList<>();
+      List<Integer> completed = java.util.Collections.synchronizedList(new ArrayList<>());
+      for (int i = 0; i < 2_000; i++) {
+        int n = i;
+        futures.add(store.append(List.of(new InstanceSaved(db, instance("127.0.2." + (i % 250), 2000 + i))), i + 1)
+            .thenRun(() -> completed.add(n)));
+      }
+      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+      assertThat(store.barrier()).isCompleted();
+      assertThat(completed).hasSize(2_000).isSorted();
+    }
+    try (RatisStore store = open(10_000)) {
+      assertThat(store.restored(RESTORE).block().values()).hasSize(2_000);
+    }
+  }
+
+  @Test
+  void tooManyChangesWaitingRefusesFurtherDurableWritesAsBusy() throws Exception {
+    try (RatisStore store = RatisStore.open(new StorageConfig(dir, 0, 10_000, 0))) {
+      assertThatThrownBy(store::checkWritable)
+          .isInstanceOfSatisfying(StorageUnavailableException.class, e -> assertThat(e.busy()).isTrue())
+          .hasMessageContaining("retry");
+    }
+  }
+}
