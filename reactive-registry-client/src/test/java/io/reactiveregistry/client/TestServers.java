@@ -4,12 +4,12 @@ import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import java.time.Duration;
-import reactor.blockhound.BlockHound;
 
-/** Real servers on loopback for the client's tests, with blocking detection on. */
+/**
+ * Real servers on loopback for the client's tests. Blocking detection is on in this JVM from the
+ * start, with the server tests' allowances ({@code NonBlockingAllowances}).
+ */
 final class TestServers {
-  private static boolean blockHound;
-
   private TestServers() {}
 
   /** Short heartbeat timings, so that a client that stopped heartbeating is noticed within two seconds. */
@@ -17,17 +17,7 @@ final class TestServers {
     return ServerConfig.ephemeralLoopback().withTcpPort(port).withHeartbeat(new HeartbeatTimings(100, 1_000, 2_000));
   }
 
-  static synchronized RegistryServer start(int port) {
-    if (!blockHound) {
-      // The same allowances as the server's tests (NoBlocking): a log append, and RSocket cancelling
-      // its keepalive timer (the JDK scheduler's queue lock) when a connection ends.
-      BlockHound.install(builder -> builder
-          .allowBlockingCallsInside("ch.qos.logback.core.AsyncAppenderBase", "append")
-          .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
-          // Netty 4.2's pooling allocator takes a short lock when it grows its pools.
-          .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines"));
-      blockHound = true;
-    }
+  static RegistryServer start(int port) {
     return RegistryServer.start(config(port)).block(Duration.ofSeconds(10));
   }
 

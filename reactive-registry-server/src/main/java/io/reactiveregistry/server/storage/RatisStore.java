@@ -124,7 +124,20 @@ public final class RatisStore implements DurableStore, AutoCloseable {
 
   @Override
   public CompletableFuture<Void> append(List<DurableChange> changes, long revision) {
-    return writer.append(changes, revision).handle((ignored, error) -> {
+    return reportingFailure(writer.append(changes, revision));
+  }
+
+  @Override
+  public CompletableFuture<Void> barrier() {
+    return reportingFailure(writer.barrier());
+  }
+
+  /**
+   * A write that did not commit means memory may now be ahead of the disk: it is logged once, and
+   * from then on durable writes are refused and the server reports itself not ready.
+   */
+  private CompletableFuture<Void> reportingFailure(CompletableFuture<Void> durable) {
+    return durable.handle((ignored, error) -> {
       if (error == null) {
         return null;
       }
@@ -135,11 +148,6 @@ public final class RatisStore implements DurableStore, AutoCloseable {
       throw new StorageUnavailableException("storage failed to commit the change, which may not survive a "
           + "restart: " + error.getMessage(), false, error);
     });
-  }
-
-  @Override
-  public CompletableFuture<Void> barrier() {
-    return writer.barrier();
   }
 
   @Override

@@ -12,7 +12,6 @@ class BlockHoundIsActiveTest {
 
   @Test
   void aBlockingCallOnANonBlockingThreadFails() {
-    NoBlocking.install();
 
     assertThatThrownBy(() -> Mono.fromCallable(() -> {
           Thread.sleep(1);

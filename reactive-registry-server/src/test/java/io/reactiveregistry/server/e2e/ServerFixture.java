@@ -12,7 +12,6 @@ public final class ServerFixture implements AutoCloseable {
   private final List<WireClient> clients = new ArrayList<>();
 
   public ServerFixture(ServerConfig config) {
-    NoBlocking.install();
     this.server = RegistryServer.start(config).block(Duration.ofSeconds(10));
   }
 
