@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.RaftConfigKeys;
@@ -55,15 +56,22 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   private final LogWriter writer;
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
-  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final AtomicReference<Throwable> failure;
+  /**
+   * A write not committed in this time counts as failed: Ratis leaves a write whose log append
+   * failed pending rather than failing it, and a caller must not wait forever.
+   */
+  private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(30);
 
   /** What was replayed: the latest value of every durable subject, and the revision after them. */
   public record Restored(List<DurableChange> values, long revision) {}
 
-  private RatisStore(StorageConfig config, RaftServer server, RegistryStateMachine stateMachine) {
+  private RatisStore(StorageConfig config, RaftServer server, RegistryStateMachine stateMachine,
+      AtomicReference<Throwable> failure) {
     this.config = config;
     this.server = server;
     this.stateMachine = stateMachine;
+    this.failure = failure;
     this.writer = new LogWriter(this::write);
   }
 
@@ -84,7 +92,8 @@ public final class RatisStore implements DurableStore, AutoCloseable {
     RaftServerConfigKeys.Write.setElementLimit(properties, config.maxNotDurable() + 1_000);
 
     RaftPeer self = RaftPeer.newBuilder().setId(SELF).setAddress("127.0.0.1:" + config.raftPort()).build();
-    RegistryStateMachine stateMachine = new RegistryStateMachine();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    RegistryStateMachine stateMachine = new RegistryStateMachine(cause -> failed(failure, cause));
     RaftServer server = RaftServer.newBuilder()
         .setServerId(SELF)
         .setGroup(RaftGroup.valueOf(GROUP_ID, self))
@@ -93,7 +102,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
         .setOption(RaftStorage.StartupOption.RECOVER) // reuse the group's directory; format it only when new
         .build();
     server.start();
-    RatisStore store = new RatisStore(config, server, stateMachine);
+    RatisStore store = new RatisStore(config, server, stateMachine, failure);
     store.writer.start();
     return store;
   }
@@ -141,13 +150,18 @@ public final class RatisStore implements DurableStore, AutoCloseable {
       if (error == null) {
         return null;
       }
-      if (failure.compareAndSet(null, error)) {
-        log.error("storage failed: a durable change was not committed; durable writes are refused until the "
-            + "server restarts (memory may now be ahead of disk)", error);
-      }
+      failed(failure, error);
       throw new StorageUnavailableException("storage failed to commit the change, which may not survive a "
           + "restart: " + error.getMessage(), false, error);
     });
+  }
+
+  /** Records the first failure, and says so once: from then on durable writes are refused. */
+  private static void failed(AtomicReference<Throwable> failure, Throwable cause) {
+    if (failure.compareAndSet(null, cause)) {
+      log.error("storage failed: durable writes are refused and the server reports itself not ready until it "
+          + "restarts (memory may now be ahead of disk)", cause);
+    }
   }
 
   @Override
@@ -184,7 +198,9 @@ public final class RatisStore implements DurableStore, AutoCloseable {
         .setType(RaftClientRequest.writeRequestType())
         .build();
     try {
-      return server.submitClientRequestAsync(request).thenAccept(RatisStore::checkSuccess);
+      return server.submitClientRequestAsync(request)
+          .orTimeout(COMMIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          .thenAccept(RatisStore::checkSuccess);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }

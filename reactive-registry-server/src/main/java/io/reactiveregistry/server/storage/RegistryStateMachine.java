@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -39,6 +40,12 @@ final class RegistryStateMachine extends BaseStateMachine {
 
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final DurableState state = new DurableState();
+  private final Consumer<Throwable> onLogFailed;
+
+  /** {@code onLogFailed}: told when Ratis could not write the log (a full or broken disk). */
+  RegistryStateMachine(Consumer<Throwable> onLogFailed) {
+    this.onLogFailed = onLogFailed;
+  }
 
   DurableState state() {
     return state;
@@ -89,6 +96,11 @@ final class RegistryStateMachine extends BaseStateMachine {
     storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last));
     log.info("snapshot of {} durable values at log index {}", state.size(), last.getIndex());
     return last.getIndex();
+  }
+
+  @Override
+  public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+    onLogFailed.accept(cause);
   }
 
   private static void forceDirectory(Path directory) throws IOException {
