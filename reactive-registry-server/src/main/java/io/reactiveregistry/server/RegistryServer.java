@@ -106,6 +106,7 @@ public final class RegistryServer implements Disposable {
             config.storage().dataDir().toAbsolutePath(), restored.revision());
         serverMeters.gauge("registry.storage.pending", "commands whose durable changes are not yet committed",
             store::notDurable);
+        store.onDurable(serverMeters.storageCommitLatency());
       }
       ServerIdentity identity = new ServerIdentity(version(), UUID.randomUUID().toString(), clock.millis());
       TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());

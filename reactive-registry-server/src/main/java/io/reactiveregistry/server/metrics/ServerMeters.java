@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -107,6 +109,14 @@ public final class ServerMeters {
   public void pushed(long changedAtNanos) {
     eventsPushed.increment();
     pushLatency.record(Duration.ofNanos(System.nanoTime() - changedAtNanos));
+  }
+
+  /** A timer of how long durable changes take to commit, for servers that keep a data directory. */
+  public LongConsumer storageCommitLatency() {
+    Timer timer = Timer.builder("registry.storage.commit")
+        .description("from a command's durable changes being queued to their commit (written and fsync'd)")
+        .publishPercentiles(0.5, 0.99).register(registry);
+    return nanos -> timer.record(nanos, TimeUnit.NANOSECONDS);
   }
 
   public MeterRegistry registry() {

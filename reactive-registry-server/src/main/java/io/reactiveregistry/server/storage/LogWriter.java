@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 
 /**
  * The one thread that hands durable changes to the log. Callers (under the runtime's monitor,
@@ -22,7 +23,8 @@ final class LogWriter {
   private static final int MAX_CHANGES_PER_ENTRY = 1_000;
 
   /** One command's changes, waiting to be written. */
-  private record Pending(List<DurableChange> changes, long revision, CompletableFuture<Void> durable) {}
+  private record Pending(List<DurableChange> changes, long revision, CompletableFuture<Void> durable,
+      long queuedAtNanos) {}
 
   private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger notDurable = new AtomicInteger();
@@ -30,12 +32,18 @@ final class LogWriter {
   private final Thread thread;
   private volatile CompletableFuture<Void> lastAppended = CompletableFuture.completedFuture(null);
   private volatile boolean closed;
+  private volatile LongConsumer durableAfterNanos = nanos -> {};
 
   /** {@code write} submits an encoded entry and completes when it is committed; it may block. */
   LogWriter(Function<byte[], CompletableFuture<Void>> write) {
     this.write = write;
     this.thread = new Thread(this::run, "registry-log-writer");
     this.thread.setDaemon(true);
+  }
+
+  /** Told, for each command made durable, how long it waited from being queued to its commit. */
+  void onDurable(LongConsumer latencyNanos) {
+    this.durableAfterNanos = latencyNanos;
   }
 
   void start() {
@@ -48,7 +56,7 @@ final class LogWriter {
       return CompletableFuture.failedFuture(
           new StorageUnavailableException("storage is closed: the server is stopping", false, null));
     }
-    Pending pending = new Pending(changes, revision, new CompletableFuture<>());
+    Pending pending = new Pending(changes, revision, new CompletableFuture<>(), System.nanoTime());
     notDurable.incrementAndGet();
     lastAppended = pending.durable;
     queue.offer(pending);
@@ -96,9 +104,11 @@ final class LogWriter {
         committed = CompletableFuture.failedFuture(e);
       }
       committed.whenComplete((ignored, error) -> {
+        long now = System.nanoTime();
         for (Pending pending : batch) {
           notDurable.decrementAndGet();
           if (error == null) {
+            durableAfterNanos.accept(now - pending.queuedAtNanos);
             pending.durable.complete(null);
           } else {
             pending.durable.completeExceptionally(error);

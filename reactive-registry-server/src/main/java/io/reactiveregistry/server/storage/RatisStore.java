@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.netty.NettyConfigKeys;
@@ -180,6 +181,11 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   /** False once a write has failed; the server then reports itself not ready. */
   public boolean healthy() {
     return failure.get() == null;
+  }
+
+  /** Told, for each command made durable, how long it waited from being queued to its commit. */
+  public void onDurable(LongConsumer latencyNanos) {
+    writer.onDurable(latencyNanos);
   }
 
   /** Commands whose changes are not yet durable. */

@@ -53,6 +53,8 @@ class DurableEndToEndTest {
         }
       });
       assertThat(pushed.get(0)).contains("SNAPSHOT"); // the empty view; then the service appears: SNAPSHOT
+      String metrics = fixture.server().meters().scrape();
+      assertThat(metrics).contains("registry_storage_commit_seconds_count 40\n").contains("registry_storage_pending 0.0");
       watch.dispose();
     }
 
