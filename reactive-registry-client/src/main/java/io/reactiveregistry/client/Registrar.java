@@ -123,6 +123,11 @@ final class Registrar implements Disposable {
       this.heartbeat = Wire.encode(new Heartbeat(service.namespace(), service.group(), service.service(), instance));
     }
 
+    @Override
+    public boolean ephemeral() {
+      return ephemeral;
+    }
+
     Registration body() {
       return new Registration(service.namespace(), service.group(), service.service(), ephemeral, instance);
     }

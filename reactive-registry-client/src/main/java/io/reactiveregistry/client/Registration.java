@@ -14,6 +14,12 @@ public interface Registration {
   /** The instance as registered (ip, port, cluster, weight, enabled, metadata). */
   InstanceBody instance();
 
+  /**
+   * False for a persistent instance: the server checks its health itself, and it stays
+   * registered when this client closes, until something deregisters it.
+   */
+  boolean ephemeral();
+
   /** {@code ip#port#cluster}. */
   String instanceId();
 

@@ -131,12 +131,14 @@ public final class RegistryClient {
   }
 
   /**
-   * Deregisters what this client registered (unless built with {@code deregisterOnClose(false)})
-   * and closes the connection; watches end.
+   * Deregisters the ephemeral instances this client registered (unless built with
+   * {@code deregisterOnClose(false)}) and closes the connection; watches end. Persistent instances
+   * stay: they belong to no connection.
    */
   public Mono<Void> close() {
     Mono<Void> deregister = deregisterOnClose
-        ? Flux.fromIterable(registrar.active()).flatMap(r -> r.deregister().onErrorResume(e -> Mono.empty()))
+        ? Flux.fromIterable(registrar.active()).filter(Registration::ephemeral)
+            .flatMap(r -> r.deregister().onErrorResume(e -> Mono.empty()))
             .then().timeout(requestTimeout, Mono.empty())
         : Mono.empty();
     return deregister.then(Mono.fromRunnable(() -> {
@@ -252,7 +254,7 @@ public final class RegistryClient {
       return this;
     }
 
-    /** Whether {@link RegistryClient#close()} deregisters this client's instances (default true). */
+    /** Whether {@link RegistryClient#close()} deregisters this client's ephemeral instances (default true). */
     public Builder deregisterOnClose(boolean value) {
       this.deregisterOnClose = value;
       return this;

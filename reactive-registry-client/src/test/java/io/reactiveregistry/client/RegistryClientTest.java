@@ -76,6 +76,20 @@ class RegistryClientTest {
   }
 
   @Test
+  void aPersistentInstanceStaysWhenTheClientThatRegisteredItCloses() {
+    RegistryClient tool = client("db-operator");
+    RegistryClient other = client("other");
+    ServiceName db = ServiceName.of("db");
+    Registration registration = tool.register(db, instance("127.0.0.9", 5432), false).block(WAIT);
+    assertThat(registration.ephemeral()).isFalse();
+
+    tool.close().block(WAIT);
+
+    assertThat(other.query(db).block(WAIT).instances()).extracting(InstanceBody::ip).containsExactly("127.0.0.9");
+    assertThat(other.query(db).block(WAIT).ephemeral()).isFalse();
+  }
+
+  @Test
   void watchFoldsEventsIntoCompleteViews() {
     RegistryClient app = client("orders-app");
     RegistryClient gateway = client("gateway");
