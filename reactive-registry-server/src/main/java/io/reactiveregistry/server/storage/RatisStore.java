@@ -50,6 +50,11 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   static final RaftGroupId GROUP_ID =
       RaftGroupId.valueOf(UUID.nameUUIDFromBytes("reactive-registry".getBytes(StandardCharsets.UTF_8)));
   static final RaftPeerId SELF = RaftPeerId.valueOf("registry-1");
+  /**
+   * A write not committed in this time counts as failed: Ratis leaves a write whose log append
+   * failed pending rather than failing it, and a caller must not wait forever.
+   */
+  private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(30);
 
   private final StorageConfig config;
   private final RaftServer server;
@@ -58,11 +63,6 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
   private final AtomicReference<Throwable> failure;
-  /**
-   * A write not committed in this time counts as failed: Ratis leaves a write whose log append
-   * failed pending rather than failing it, and a caller must not wait forever.
-   */
-  private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(30);
 
   /** What was replayed: the latest value of every durable subject, and the revision after them. */
   public record Restored(List<DurableChange> values, long revision) {}
