@@ -38,6 +38,18 @@ class ArchitectureTest {
       .because("time in the core is the InstantSource it is handed");
 
   @ArchTest
+  static final ArchRule onlyStorageKnowsRatis = noClasses()
+      .that().resideOutsideOfPackage("io.reactiveregistry.server.storage..")
+      .should().dependOnClassesThat().resideInAPackage("org.apache.ratis..")
+      .because("the Raft log is one adapter behind DurableStore; the rest of the server sees durable changes only");
+
+  @ArchTest
+  static final ArchRule storageKnowsNoTransport = noClasses()
+      .that().resideInAPackage("io.reactiveregistry.server.storage..")
+      .should().dependOnClassesThat().resideInAnyPackage("io.rsocket..", "io.reactiveregistry.server.transport..",
+          "io.reactiveregistry.server.push..", "io.reactiveregistry.server.runtime..");
+
+  @ArchTest
   static final ArchRule onlyTheTransportKnowsRSocket = noClasses()
       .that().resideInAnyPackage("io.reactiveregistry.server.push..", "io.reactiveregistry.server.runtime..",
           "io.reactiveregistry.server.lifecycle..", "io.reactiveregistry.server.wire..")
