@@ -188,6 +188,11 @@ public final class RatisStore implements DurableStore, AutoCloseable {
     writer.onDurable(latencyNanos);
   }
 
+  /** The Ratis server underneath, for this package's tests (stopping it is how they make the log fail). */
+  RaftServer raftServer() {
+    return server;
+  }
+
   /** Commands whose changes are not yet durable. */
   public int notDurable() {
     return writer.notDurable();

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -106,6 +107,25 @@ class RatisStoreTest {
     }
     try (RatisStore store = open(10_000)) {
       assertThat(store.restored(RESTORE).block().values()).hasSize(2_000);
+    }
+  }
+
+  @Test
+  void aWriteTheLogCannotTakeMarksStorageFailedAndLaterWritesAreRefused() throws Exception {
+    try (RatisStore store = open(10_000)) {
+      store.append(List.of(new ServiceSaved(db, false, 0.0, Map.of(), false)), 1).get(10, TimeUnit.SECONDS);
+      assertThat(store.healthy()).isTrue();
+
+      store.raftServer().close(); // the log is gone from under the store
+      CompletableFuture<Void> lost = store.append(List.of(new InstanceSaved(db, instance("127.0.0.9", 5432))), 2);
+
+      assertThat(lost).failsWithin(Duration.ofSeconds(40)).withThrowableOfType(ExecutionException.class)
+          .withCauseInstanceOf(StorageUnavailableException.class)
+          .withMessageContaining("may not survive a restart");
+      assertThat(store.healthy()).isFalse();
+      assertThatThrownBy(store::checkWritable)
+          .isInstanceOfSatisfying(StorageUnavailableException.class, e -> assertThat(e.busy()).isFalse())
+          .hasMessageContaining("until the server restarts");
     }
   }
 
