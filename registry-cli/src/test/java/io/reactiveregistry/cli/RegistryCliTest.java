@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.storage.StorageConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The README's command lines, run against a real server. */
@@ -24,11 +27,15 @@ class RegistryCliTest {
   }
 
   private int run(String... args) {
+    return runAgainst(server, args);
+  }
+
+  private int runAgainst(RegistryServer target, String... args) {
     out.reset();
     err.reset();
     String[] withTarget = new String[args.length + 2];
     withTarget[0] = "--target";
-    withTarget[1] = "tcp://127.0.0.1:" + server.tcpPort();
+    withTarget[1] = "tcp://127.0.0.1:" + target.tcpPort();
     System.arraycopy(args, 0, withTarget, 2, args.length);
     return new CommandLine(new RegistryCli(new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8))).execute(withTarget);
@@ -46,6 +53,24 @@ class RegistryCliTest {
 
     assertThat(run("--route", "service.query", "--data", "{\"service\":\"postgres\"}")).isZero();
     assertThat(out()).contains("\"ip\":\"127.0.0.9\"");
+  }
+
+  @Test
+  void aPersistentInstanceIsStillThereAfterTheServerRestarts(@TempDir Path data) {
+    ServerConfig durable = ServerConfig.ephemeralLoopback().withStorage(StorageConfig.onDisk(data));
+    RegistryServer first = RegistryServer.start(durable).block(Duration.ofSeconds(30));
+    assertThat(runAgainst(first, "--route", "instance.register", "--data",
+        "{\"service\":\"postgres\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.9\",\"port\":5432}}"))
+        .isZero();
+    first.disposeNow(Duration.ofSeconds(10));
+
+    RegistryServer second = RegistryServer.start(durable).block(Duration.ofSeconds(30));
+    try {
+      assertThat(runAgainst(second, "--route", "service.query", "--data", "{\"service\":\"postgres\"}")).isZero();
+      assertThat(out()).contains("\"ip\":\"127.0.0.9\"");
+    } finally {
+      second.disposeNow(Duration.ofSeconds(10));
+    }
   }
 
   @Test
