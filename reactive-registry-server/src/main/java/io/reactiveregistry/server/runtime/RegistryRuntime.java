@@ -1,17 +1,17 @@
 package io.reactiveregistry.server.runtime;
 
+import io.reactiveregistry.server.core.DurableChange;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.core.RegistryEvent;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.push.SubscriberQueue;
-import io.reactiveregistry.server.core.DurableChange;
 import io.reactiveregistry.server.storage.DurableStore;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -20,8 +20,10 @@ import reactor.core.publisher.Flux;
 /**
  * The single-writer discipline around the core: every command, and the fan-out of its events to
  * the push hub, runs under one monitor, so events reach subscribers in revision order and a
- * snapshot never overlaps the events after it. Critical sections are short and never do I/O;
- * network emission happens after the monitor is released. A plain monitor (rather than a
+ * snapshot never overlaps the events after it. Its durable changes are queued for storage under
+ * the same monitor, so the log holds them in the order the core decided them. Critical sections
+ * are short and never do I/O; network emission and disk writes happen after the monitor is
+ * released, on other threads. A plain monitor (rather than a
  * {@code ReentrantLock}) because a contended monitor spins briefly in the JVM instead of parking
  * an event-loop thread.
  */
