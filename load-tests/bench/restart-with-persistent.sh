@@ -39,5 +39,6 @@ end=$(date +%s%N)
 grep -o "restored .*" target-bench-second.log
 echo "restart to listening: $(( (end - begin) / 1000000 )) ms (JVM start included)"
 curl -s localhost:7080/metrics | grep '^registry_instances{.*persistent' || true
-echo "log entries written: $(ls "$data"/*/sm/ | grep -o "snapshot\.[0-9]*_[0-9]*$" | sort -t_ -k2 -n | tail -1)"
+snapshot=$(ls "$data"/*/sm/ | grep -o "snapshot\.[0-9]*_[0-9]*$" | sort -t_ -k2 -n | tail -1 || true)
+echo "latest snapshot: ${snapshot:-none (the log was replayed)}"
 rm -f target-bench-first.log target-bench-second.log

@@ -102,8 +102,8 @@ public final class RegistryServer implements Disposable {
           store == null ? DurableStore.IN_MEMORY : store);
       if (restored != null) {
         runtime.restore(restored.values(), restored.revision());
-        log.info("restored {} durable values from {} (revision {})", restored.values().size(),
-            config.storage().dataDir().toAbsolutePath(), restored.revision());
+        log.info("restored {} durable values from {} in {} ms (revision {})", restored.values().size(),
+            config.storage().dataDir().toAbsolutePath(), restored.took().toMillis(), restored.revision());
         serverMeters.gauge("registry.storage.pending", "commands whose durable changes are not yet committed",
             store::notDurable);
         store.onDurable(serverMeters.storageCommitLatency());

@@ -62,22 +62,28 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   private final LogWriter writer;
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
+  private final long openedAtNanos;
   private final AtomicReference<Throwable> failure;
 
-  /** What was replayed: the latest value of every durable subject, and the revision after them. */
-  public record Restored(List<DurableChange> values, long revision) {}
+  /**
+   * What was replayed: the latest value of every durable subject, the revision after them, and
+   * how long opening and replaying took.
+   */
+  public record Restored(List<DurableChange> values, long revision, Duration took) {}
 
   private RatisStore(StorageConfig config, RaftServer server, RegistryStateMachine stateMachine,
-      AtomicReference<Throwable> failure) {
+      AtomicReference<Throwable> failure, long openedAtNanos) {
     this.config = config;
     this.server = server;
     this.stateMachine = stateMachine;
     this.failure = failure;
     this.writer = new LogWriter(this::write);
+    this.openedAtNanos = openedAtNanos;
   }
 
   /** Opens (or creates) the store in {@code config.dataDir()} and starts Ratis. Blocking: file I/O. */
   public static RatisStore open(StorageConfig config) throws IOException {
+    long openedAtNanos = System.nanoTime();
     Files.createDirectories(config.dataDir());
     RaftProperties properties = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(properties, List.of(config.dataDir().toFile()));
@@ -103,7 +109,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
         .setOption(RaftStorage.StartupOption.RECOVER) // reuse the group's directory; format it only when new
         .build();
     server.start();
-    RatisStore store = new RatisStore(config, server, stateMachine, failure);
+    RatisStore store = new RatisStore(config, server, stateMachine, failure, openedAtNanos);
     store.writer.start();
     return store;
   }
@@ -119,7 +125,8 @@ public final class RatisStore implements DurableStore, AutoCloseable {
         .next()
         .timeout(timeout, Mono.error(() -> new IllegalStateException(
             "storage in " + config.dataDir() + " was not restored within " + timeout)))
-        .map(tick -> new Restored(stateMachine.state().values(), stateMachine.state().revision()));
+        .map(tick -> new Restored(stateMachine.state().values(), stateMachine.state().revision(),
+            Duration.ofNanos(System.nanoTime() - openedAtNanos)));
   }
 
   private boolean caughtUp() {
