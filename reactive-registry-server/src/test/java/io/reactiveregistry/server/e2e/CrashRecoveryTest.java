@@ -78,6 +78,69 @@ class CrashRecoveryTest {
     }
   }
 
+  /**
+   * Random acknowledged writes against a model of what must survive, three kills in a row, with
+   * snapshots every 20 log entries so that restarts read snapshots and replay the log after them.
+   */
+  @Test
+  void randomAcknowledgedWritesSurviveRepeatedKillsAcrossSnapshots() throws Exception {
+    Path data = dir.resolve("data");
+    java.util.Random random = new java.util.Random(42);
+    Map<String, Double> registeredWeight = new java.util.HashMap<>();
+    Map<String, Double> overriddenWeight = new java.util.HashMap<>();
+    for (int cycle = 1; cycle <= 3; cycle++) {
+      try (ServerProcess server = ServerProcess.start(data, dir.resolve("cycle-" + cycle + ".log"),
+          "--snapshot-every", "20");
+          WireClient client = WireClient.connect(server.port(), "writer")) {
+        assertThat(shownWeights(client)).as("after restart %d", cycle - 1)
+            .isEqualTo(expectedWeights(registeredWeight, overriddenWeight));
+        for (int op = 0; op < 120; op++) {
+          int host = 1 + random.nextInt(30);
+          String id = "127.0.3." + host + "#5432#DEFAULT";
+          int choice = random.nextInt(10);
+          if (choice < 5) {
+            double weight = 1 + random.nextInt(5);
+            client.call("instance.register", "{\"service\":\"db\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.3."
+                + host + "\",\"port\":5432,\"weight\":" + weight + "}}");
+            registeredWeight.put(id, weight);
+          } else if (choice < 8) {
+            client.call("instance.deregister",
+                "{\"service\":\"db\",\"instance\":{\"ip\":\"127.0.3." + host + "\",\"port\":5432}}");
+            registeredWeight.remove(id);
+          } else if (registeredWeight.containsKey(id)) {
+            double weight = 10 + random.nextInt(5);
+            client.call("admin.instance.patch", "{\"service\":\"db\",\"instance\":{\"ip\":\"127.0.3." + host
+                + "\",\"port\":5432},\"weight\":" + weight + "}");
+            overriddenWeight.put(id, weight);
+          }
+        }
+        assertThat(shownWeights(client)).isEqualTo(expectedWeights(registeredWeight, overriddenWeight));
+        server.kill();
+      }
+    }
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(data)) {
+      assertThat(files.map(path -> path.getFileName().toString()))
+          .as("restarts read snapshots, not only the log").anyMatch(name -> name.matches("snapshot\\.\\d+_\\d+"));
+    }
+    try (ServerProcess server = ServerProcess.start(data, dir.resolve("last.log"));
+        WireClient client = WireClient.connect(server.port(), "checker")) {
+      assertThat(shownWeights(client)).isEqualTo(expectedWeights(registeredWeight, overriddenWeight));
+    }
+  }
+
+  private static Map<String, Double> shownWeights(WireClient client) {
+    Map<String, Double> shown = new java.util.TreeMap<>();
+    instances(client, "db").forEach((id, instance) -> shown.put(id, instance.weight()));
+    return shown;
+  }
+
+  /** What views show: the registered weight, unless an override (which outlives deregistration) sets it. */
+  private static Map<String, Double> expectedWeights(Map<String, Double> registered, Map<String, Double> overridden) {
+    Map<String, Double> expected = new java.util.TreeMap<>();
+    registered.forEach((id, weight) -> expected.put(id, overridden.getOrDefault(id, weight)));
+    return expected;
+  }
+
   @Test
   void aBurstOfPersistentRegistrationsCutByAKillKeepsEveryAcknowledgedOne() throws Exception {
     Path data = dir.resolve("data");
