@@ -61,6 +61,18 @@ public sealed interface DurableChange {
 
   /** The subject is gone. */
   record Removed(Subject subject) implements DurableChange {
+    static Removed service(ServiceKey service) {
+      return new Removed(new Subject(Kind.SERVICE, service, null));
+    }
+
+    static Removed instance(ServiceKey service, String instanceId) {
+      return new Removed(new Subject(Kind.INSTANCE, service, instanceId));
+    }
+
+    static Removed override(ServiceKey service, String instanceId) {
+      return new Removed(new Subject(Kind.OVERRIDE, service, instanceId));
+    }
+
     @Override
     public boolean removal() {
       return true;

@@ -360,8 +360,7 @@ public final class Registry {
         Map.Entry<String, Override> override = it.next();
         if (override.getValue().goneSince != 0 && now - override.getValue().goneSince >= retention) {
           it.remove();
-          durable.add(new DurableChange.Removed(
-              new DurableChange.Subject(DurableChange.Kind.OVERRIDE, entry.getKey(), override.getKey())));
+          durable.add(DurableChange.Removed.override(entry.getKey(), override.getKey()));
         }
       }
       if (ofService.isEmpty()) {
@@ -441,8 +440,7 @@ public final class Registry {
     if (value.isEmpty()) {
       Map<String, Override> ofService = overrides.get(key);
       if (ofService != null && ofService.remove(instance.id()) != null) {
-        durable.add(new DurableChange.Removed(
-            new DurableChange.Subject(DurableChange.Kind.OVERRIDE, key, instance.id())));
+        durable.add(DurableChange.Removed.override(key, instance.id()));
         if (ofService.isEmpty()) {
           overrides.remove(key);
         }
@@ -648,8 +646,9 @@ public final class Registry {
   // ---------------------------------------------------------------- restart
 
   /**
-   * Rebuilds durable state at start, before any connection: services, then persistent instances
-   * (healthy until their first check says otherwise), then overrides. {@code saved} holds the
+   * Rebuilds durable state at start, before any connection: services, then overrides, then
+   * persistent instances (so that their views show the overrides; healthy until their first check
+   * says otherwise). {@code saved} holds the
    * latest value of each subject, as storage replayed them; {@code lastRevision} is the revision
    * of the last durable change, from which revisions continue. Emits no events and no durable
    * changes: nobody is subscribed yet, and this is what storage already holds.
@@ -667,9 +666,13 @@ public final class Registry {
         services.put(s.service(), service);
       }
     }
+    // An override waits, from now, for its instance; a restored persistent instance is present at
+    // once, an ephemeral one when it registers again.
     for (DurableChange change : saved) {
       if (change instanceof DurableChange.OverrideSaved o) {
-        overrides.computeIfAbsent(o.service(), k -> new HashMap<>()).put(o.instanceId(), new Override(o.value()));
+        Override override = new Override(o.value());
+        override.goneSince = now;
+        overrides.computeIfAbsent(o.service(), k -> new HashMap<>()).put(o.instanceId(), override);
       }
     }
     for (DurableChange change : saved) {
@@ -679,6 +682,7 @@ public final class Registry {
         HeartbeatTimings timings = HeartbeatTimings.from(spec.metadata(), config.defaultTimings());
         InstanceView view = project(service.key, spec.instanceId(), spec, true, false);
         service.instances.put(spec.instanceId(), new RegisteredInstance(service, spec, view, null, timings, now));
+        present(service.key, spec.instanceId());
       }
     }
     for (Service service : services.values()) {
@@ -687,30 +691,20 @@ public final class Registry {
         emptyServices.add(service);
       }
     }
-    // Ephemeral instances are not stored: their overrides wait, from now, for them to register again.
-    overrides.forEach((key, ofService) -> {
-      Service service = services.get(key);
-      ofService.forEach((id, override) -> {
-        if (service == null || !service.instances.containsKey(id)) {
-          override.goneSince = now;
-        }
-      });
-    });
   }
 
   // ---------------------------------------------------------------- internals
 
-  /** Records a service's definition if it must survive a restart: persistent, or set by an operator. */
   private void saveDurably(Service service) {
-    if (!service.ephemeral || service.defined) {
+    if (service.durable()) {
       durable.add(new DurableChange.ServiceSaved(service.key, service.ephemeral, service.protectThreshold,
           service.metadata, service.defined));
     }
   }
 
   private void serviceRemovedDurably(Service service) {
-    if (!service.ephemeral || service.defined) {
-      durable.add(new DurableChange.Removed(new DurableChange.Subject(DurableChange.Kind.SERVICE, service.key, null)));
+    if (service.durable()) {
+      durable.add(DurableChange.Removed.service(service.key));
     }
   }
 
@@ -738,8 +732,7 @@ public final class Registry {
     service.instances.remove(instance.id());
     instance.removed = true;
     if (!service.ephemeral) {
-      durable.add(new DurableChange.Removed(
-          new DurableChange.Subject(DurableChange.Kind.INSTANCE, service.key, instance.id())));
+      durable.add(DurableChange.Removed.instance(service.key, instance.id()));
     }
     disown(instance);
     if (service.ephemeral) {

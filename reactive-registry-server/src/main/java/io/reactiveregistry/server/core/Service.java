@@ -51,6 +51,11 @@ final class Service {
     return healthy;
   }
 
+  /** Whether its definition must survive a restart: persistent, or set by an operator. */
+  boolean durable() {
+    return !ephemeral || defined;
+  }
+
   String typeName() {
     return ephemeral ? "ephemeral" : "persistent";
   }

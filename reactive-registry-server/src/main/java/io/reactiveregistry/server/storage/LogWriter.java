@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import reactor.core.scheduler.Schedulers;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 
@@ -21,6 +23,8 @@ import java.util.function.LongConsumer;
 final class LogWriter {
   /** Changes in one log entry at most: bounds an entry's size (a change is at most a few KB). */
   private static final int MAX_CHANGES_PER_ENTRY = 1_000;
+  /** Completes commands' futures in commit order, off the thread that commits entries. */
+  private static final Executor ACKNOWLEDGER = task -> Schedulers.single().schedule(task);
 
   /** One command's changes, waiting to be written. */
   private record Pending(List<DurableChange> changes, long revision, CompletableFuture<Void> durable,
@@ -103,7 +107,9 @@ final class LogWriter {
       } catch (RuntimeException e) {
         committed = CompletableFuture.failedFuture(e);
       }
-      committed.whenComplete((ignored, error) -> {
+      // Answering a command (encoding it, handing it to its connection) runs in its future's
+      // callbacks: they run on one ordered thread of ours, not on the log's apply thread.
+      committed.whenCompleteAsync((ignored, error) -> {
         long now = System.nanoTime();
         for (Pending pending : batch) {
           notDurable.decrementAndGet();
@@ -114,7 +120,7 @@ final class LogWriter {
             pending.durable.completeExceptionally(error);
           }
         }
-      });
+      }, ACKNOWLEDGER);
     }
   }
 

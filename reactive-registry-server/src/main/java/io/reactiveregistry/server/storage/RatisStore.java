@@ -29,7 +29,7 @@ import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.SizeInBytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -212,7 +212,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
         .setServerId(SELF)
         .setGroupId(GROUP_ID)
         .setCallId(callIds.incrementAndGet())
-        .setMessage(Message.valueOf(ByteString.copyFrom(entry)))
+        .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry))) // the array is not touched again
         .setType(RaftClientRequest.writeRequestType())
         .build();
     try {

@@ -58,20 +58,22 @@ final class ConnectionSession implements RSocket {
       if (answer instanceof RequestHandlers.Durable durable) {
         Route answered = route;
         return Mono.fromFuture(durable.answer(), true)
-            .map(value -> {
-              meters.request(answered, start, null);
-              return DefaultPayload.create(JsonCodec.json().encode(value));
-            })
+            .map(value -> answered(answered, start, value))
             .onErrorMap(error -> error instanceof RuntimeException refusal ? refused(answered, start, refusal) : error);
       }
-      byte[] json = answer instanceof RequestHandlers.Encoded encoded ? encoded.json() : JsonCodec.json().encode(answer);
-      meters.request(route, start, null);
-      return Mono.just(DefaultPayload.create(json));
+      return Mono.just(answered(route, start, answer));
     } catch (RuntimeException e) {
       return Mono.error(refused(route, start, e));
     } finally {
       payload.release();
     }
+  }
+
+  /** The payload of an answer, counted by route. */
+  private Payload answered(Route route, long start, Object answer) {
+    byte[] json = answer instanceof RequestHandlers.Encoded encoded ? encoded.json() : JsonCodec.json().encode(answer);
+    meters.request(route, start, null);
+    return DefaultPayload.create(json);
   }
 
   /** The wire error for a refused request, counted by route and code. */

@@ -10,7 +10,6 @@ import io.reactiveregistry.server.core.Failure;
 import io.reactiveregistry.server.core.RegistryException;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.reactiveregistry.server.storage.StorageUnavailableException;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,9 +46,6 @@ final class ErrorMapping {
     if (error instanceof StorageUnavailableException storage) {
       return new ErrorBody((storage.busy() ? ErrorCode.LIMIT_EXCEEDED : ErrorCode.INTERNAL).name(),
           storage.getMessage());
-    }
-    if (error instanceof CompletionException wrapped && wrapped.getCause() != null) {
-      return body(wrapped.getCause());
     }
     if (error instanceof RuleViolation violation) {
       return new ErrorBody(ErrorCode.INVALID_PARAM.name(), violation.getMessage());

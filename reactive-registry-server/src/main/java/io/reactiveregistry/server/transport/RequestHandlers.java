@@ -16,6 +16,11 @@ import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.message.ServiceListQuery;
 import io.reactiveregistry.protocol.message.ServiceRef;
 import io.reactiveregistry.protocol.message.TraceQuery;
+import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.SetupData;
+import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.protocol.rules.Names;
@@ -75,10 +80,8 @@ final class RequestHandlers {
     json.prepare(Registration.class, RegisterResult.class, InstanceRef.class, DeregisterResult.class,
         BatchRegistration.class, BatchResult.class, Heartbeat.class, Query.class, ServiceListQuery.class,
         ServiceList.class, ServiceDefinition.class, ServiceDetail.class, ServiceRef.class, InstanceOverride.class,
-        InstanceBody.class, TraceQuery.class, io.reactiveregistry.protocol.message.TraceEvent.class,
-        io.reactiveregistry.protocol.message.ServiceSnapshot.class,
-        io.reactiveregistry.protocol.message.ServiceEvent.class, ServerInfo.class,
-        io.reactiveregistry.protocol.message.ErrorBody.class, io.reactiveregistry.protocol.message.SetupData.class);
+        InstanceBody.class, TraceQuery.class, TraceEvent.class, ServiceSnapshot.class, ServiceEvent.class,
+        ServerInfo.class, ErrorBody.class, SetupData.class);
   }
 
   /** Answers a request-response route with the response body. */
@@ -212,7 +215,7 @@ final class RequestHandlers {
   private Durable override(Owner owner, InstanceOverride body, boolean patch) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     InstanceAddress address = WireCommands.address("instance", body.instance());
-    String instanceId = io.reactiveregistry.server.core.InstanceSpec.instanceId(address.ip(), address.port(),
+    String instanceId = InstanceSpec.instanceId(address.ip(), address.port(),
         address.cluster());
     Function<Registry, InstanceView> command = patch
         ? registry -> registry.patchInstance(owner, key, instanceId, body.enabled(), body.weight(), body.metadata())

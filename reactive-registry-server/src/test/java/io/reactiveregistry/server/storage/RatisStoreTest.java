@@ -92,7 +92,7 @@ class RatisStoreTest {
   }
 
   @Test
-  void concurrentAppendsShareEntriesAndCompleteInOrder() throws Exception {
+  void concurrentAppendsCompleteInOrderAndAreAllRestored() throws Exception {
     try (RatisStore store = open(10_000)) {
       List<CompletableFuture<Void>> futures = new ArrayList<>();
       List<Integer> completed = java.util.Collections.synchronizedList(new ArrayList<>());
