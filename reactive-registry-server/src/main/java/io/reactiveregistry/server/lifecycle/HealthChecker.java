@@ -10,6 +10,7 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
+import reactor.core.publisher.BufferOverflowStrategy;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -28,52 +29,79 @@ public final class HealthChecker {
   private static final Logger log = LoggerFactory.getLogger(HealthChecker.class);
   static final String ENABLED_KEY = "health.check.enabled";
   static final String TIMEOUT_KEY = "health.check.timeout";
+  /**
+   * Checks started on schedule but waiting for a place among the {@code concurrency} in flight:
+   * when checks cannot keep up, the oldest waiting one is dropped (its instance comes round again).
+   */
+  private static final int MAX_QUEUED_CHECKS = 100_000;
 
   private final RegistryRuntime runtime;
   private final Duration interval;
   private final Duration timeout;
   private final int concurrency;
+  private final Probe probe;
   private final TcpClient tcp = TcpClient.newConnection();
   private final HttpClient http = HttpClient.newConnection().followRedirect(false);
 
+  /** Looks at one instance: true when it answered as healthy within {@code limit}. */
+  @FunctionalInterface
+  interface Probe {
+    Mono<Boolean> check(HealthTarget target, Duration limit);
+  }
+
   public HealthChecker(RegistryRuntime runtime, Duration interval, Duration timeout, int concurrency) {
+    this(runtime, interval, timeout, concurrency, null);
+  }
+
+  /** With a probe of the test's own instead of the network (null: TCP or HTTP, as configured). */
+  HealthChecker(RegistryRuntime runtime, Duration interval, Duration timeout, int concurrency, Probe probe) {
     this.runtime = runtime;
     this.interval = interval;
     this.timeout = timeout;
     this.concurrency = concurrency;
+    this.probe = probe != null ? probe
+        : (target, limit) -> target.httpPath() == null ? connects(target, limit) : answers(target);
   }
 
-  /** Starts a round every interval on {@code scheduler}. */
+  /**
+   * Starts checking on {@code scheduler}: a round every interval, the first at once. Rounds only
+   * decide when each check starts; the checks of every round run in one pool of at most
+   * {@code concurrency}, so a slow check delays the checks queued behind it, never the schedule.
+   */
   public Disposable start(Scheduler scheduler) {
-    return Flux.interval(Duration.ZERO, interval, scheduler)
-        .onBackpressureDrop()
-        .concatMap(round -> round(scheduler), 1)
-        .subscribe();
+    return Flux.defer(() -> round(scheduler))
+        .repeat()
+        .onBackpressureBuffer(MAX_QUEUED_CHECKS,
+            dropped -> log.debug("health checks cannot keep up: dropped the oldest queued check"),
+            BufferOverflowStrategy.DROP_OLDEST)
+        .flatMap(target -> check(target, scheduler), concurrency)
+        .subscribe(null, error -> log.error("health checks stopped", error));
   }
 
-  /** One round: every persistent instance checked once, spread over the interval. */
-  Mono<Void> round(Scheduler scheduler) {
-    return Mono.defer(() -> {
-      List<HealthTarget> targets = runtime.read(Registry::healthTargets);
-      if (targets.isEmpty()) {
-        return Mono.empty();
-      }
-      long spacingNanos = interval.toNanos() / targets.size();
-      return Flux.range(0, targets.size())
-          .flatMap(i -> Mono.delay(Duration.ofNanos(spacingNanos * i), scheduler)
-              .then(check(targets.get(i))), concurrency)
-          .then();
-    });
+  /**
+   * One round: every persistent instance, the i-th at i × (interval / count) from the round's
+   * start, from one ticker rather than a delay per check, so the schedule never depends on how
+   * long checks take. Completes one interval after it started.
+   */
+  Flux<HealthTarget> round(Scheduler scheduler) {
+    List<HealthTarget> targets = runtime.read(Registry::healthTargets);
+    if (targets.isEmpty()) {
+      return Mono.delay(interval, scheduler).thenMany(Flux.empty());
+    }
+    Duration spacing = Duration.ofNanos(Math.max(1, interval.toNanos() / targets.size()));
+    return Flux.interval(Duration.ZERO, spacing, scheduler)
+        .take(targets.size())
+        .map(i -> targets.get(i.intValue()))
+        .concatWith(Mono.delay(spacing, scheduler).then(Mono.empty()));
   }
 
-  private Mono<Void> check(HealthTarget target) {
+  private Mono<Void> check(HealthTarget target, Scheduler scheduler) {
     if ("false".equalsIgnoreCase(target.serviceMetadata().get(ENABLED_KEY))) {
       return Mono.empty();
     }
     Duration limit = timeoutOf(target.serviceMetadata());
-    Mono<Boolean> probe = target.httpPath() == null ? connects(target, limit) : answers(target);
-    return probe
-        .timeout(limit, Mono.just(false))
+    return Mono.defer(() -> probe.check(target, limit))
+        .timeout(limit, Mono.just(false), scheduler)
         .onErrorReturn(false)
         .doOnNext(healthy -> runtime.execute(registry -> {
           registry.healthChecked(target.service(), target.instanceId(), healthy);
