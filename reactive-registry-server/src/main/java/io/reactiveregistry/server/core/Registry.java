@@ -143,6 +143,10 @@ public final class Registry {
       remove(instance, ChangeCause.DEREGISTER, owner);
       rememberDeregistered(owner, new InstanceAddress(key, instance.id()));
     }
+    if (wanted.isEmpty()) {
+      // Nothing to register: never create a service for it (an empty service nobody would clean up).
+      return new BatchRegistered(List.of(), revision);
+    }
     Service target = serviceFor(key, true);
     int i = 0;
     for (InstanceSpec spec : wanted.values()) {
@@ -157,7 +161,10 @@ public final class Registry {
     String id = spec.instanceId();
     RegisteredInstance existing = service.instances.get(id);
     long now = clock.millis();
-    InstanceView view = project(service.key, id, spec, true, ephemeral);
+    // Registering counts as a heartbeat, so an ephemeral instance is healthy; a persistent one's
+    // health belongs to its checks, and registering it again does not change it.
+    boolean healthy = ephemeral || existing == null || existing.view.healthy();
+    InstanceView view = project(service.key, id, spec, healthy, ephemeral);
     if (!ephemeral && (existing == null || !existing.spec.equals(spec))) {
       durable.add(new DurableChange.InstanceSaved(service.key, spec));
     }
@@ -577,6 +584,12 @@ public final class Registry {
 
   public boolean exists(ServiceKey key) {
     return services.containsKey(key);
+  }
+
+  /** Whether the service exists and holds persistent instances (whose changes are durable). */
+  public boolean persistent(ServiceKey key) {
+    Service service = services.get(key);
+    return service != null && !service.ephemeral;
   }
 
   /** Whether a healthy-only view of the service is now in protection mode. */

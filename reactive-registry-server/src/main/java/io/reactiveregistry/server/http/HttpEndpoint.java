@@ -6,7 +6,6 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.ServiceList;
-import io.reactiveregistry.protocol.message.ServiceSummary;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.protocol.rules.RuleViolation;
 import io.reactiveregistry.server.core.Failure;
@@ -15,6 +14,7 @@ import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ServiceView;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.wire.ServicePages;
 import io.reactiveregistry.server.wire.WireViews;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,8 +30,10 @@ import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
- * {@code GET /health}, {@code /ready}, {@code /metrics}, {@code /api/v1/services?namespace=&group=}
- * and {@code /api/v1/services/{namespace}/{group}/{service}}. Errors are JSON:
+ * {@code GET /health}, {@code /ready}, {@code /metrics},
+ * {@code /api/v1/services?namespace=&group=&prefix=&page=&pageSize=} (paged like {@code service.list})
+ * and {@code /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=} ({@code clusters}
+ * repeated or comma-separated). Errors are JSON:
  * {@code {"code": "...", "message": "..."}}.
  */
 public final class HttpEndpoint {
@@ -70,18 +72,17 @@ public final class HttpEndpoint {
     Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
     String namespace = Names.orDefault("namespace", first(params, "namespace"), ServiceKey.DEFAULT_NAMESPACE);
     String group = first(params, "group") == null ? null : Names.require("group", first(params, "group"));
-    List<ServiceSummary> services = new ArrayList<>();
-    for (var summary : runtime.read(registry -> registry.list(namespace, group, first(params, "prefix")))) {
-      services.add(new ServiceSummary(summary.service().namespace(), summary.service().group(),
-          summary.service().service(), summary.ephemeral(), summary.instanceCount(), summary.healthyCount()));
-    }
-    return new ServiceList(services.size(), services);
+    Integer page = whole(params, "page");
+    Integer pageSize = whole(params, "pageSize");
+    return ServicePages.page(runtime.read(registry -> registry.list(namespace, group, first(params, "prefix"))),
+        page, pageSize);
   }
 
   private Object snapshot(HttpServerRequest request) {
     Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
     ServiceKey key = ServiceKey.of(request.param("namespace"), request.param("group"), request.param("service"));
-    ViewFilter filter = ViewFilter.of(params.get("clusters"), Boolean.parseBoolean(first(params, "healthyOnly")));
+    ViewFilter filter = ViewFilter.of(clusters(params.get("clusters")), Boolean.parseBoolean(first(params,
+        "healthyOnly")));
     ServiceView view = runtime.read(registry -> registry.view(key, filter));
     if (!view.exists()) {
       throw new RegistryException(Failure.NOT_FOUND, "service " + key + " does not exist");
@@ -113,6 +114,32 @@ public final class HttpEndpoint {
   private static Publisher<Void> json(HttpServerResponse response, HttpResponseStatus status, Object body) {
     return response.status(status).header("Content-Type", JSON)
         .sendByteArray(Mono.just(JsonCodec.json().encode(body)));
+  }
+
+  /** {@code clusters=a,b} means what {@code clusters=a&clusters=b} means. */
+  private static List<String> clusters(List<String> values) {
+    if (values == null) {
+      return null;
+    }
+    List<String> clusters = new ArrayList<>();
+    for (String value : values) {
+      for (String cluster : value.split(",", -1)) {
+        clusters.add(cluster.trim());
+      }
+    }
+    return clusters;
+  }
+
+  private static Integer whole(Map<String, List<String>> params, String name) {
+    String value = first(params, name);
+    if (value == null) {
+      return null;
+    }
+    try {
+      return Integer.valueOf(value.trim());
+    } catch (NumberFormatException e) {
+      throw new RegistryException(Failure.INVALID_PARAM, name + " must be a whole number, not '" + value + "'");
+    }
   }
 
   private static String first(Map<String, List<String>> params, String name) {

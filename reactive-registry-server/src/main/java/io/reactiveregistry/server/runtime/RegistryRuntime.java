@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import reactor.core.publisher.Flux;
 
 /**
@@ -50,7 +51,7 @@ public final class RegistryRuntime {
    * its durable changes, if any, are queued for storage in the same order.
    */
   public <T> T execute(Function<Registry, T> command) {
-    return apply(command, false).result;
+    return apply(command, registry -> false).result;
   }
 
   /**
@@ -61,8 +62,19 @@ public final class RegistryRuntime {
    * changes anything when storage cannot take more.
    */
   public <T> CompletableFuture<T> executeDurably(Function<Registry, T> command) {
-    Applied<T> applied = apply(command, true);
-    return applied.durable.thenApply(ignored -> applied.result);
+    return executeDurablyIf(registry -> true, command);
+  }
+
+  /**
+   * Runs a command that is durable only in some states: {@code durable} is asked under the
+   * monitor, just before the command runs, so the answer cannot go stale in between. When it says
+   * no, the command runs as {@link #execute} would (it neither touches nor waits on storage) and
+   * the future is already complete; when yes, as {@link #executeDurably}.
+   */
+  public <T> CompletableFuture<T> executeDurablyIf(Predicate<Registry> durable, Function<Registry, T> command) {
+    Applied<T> applied = apply(command, durable);
+    return applied.durable == null ? CompletableFuture.completedFuture(applied.result)
+        : applied.durable.thenApply(ignored -> applied.result);
   }
 
   /** Rebuilds durable state at start, before any connection or subscription exists. */
@@ -74,20 +86,21 @@ public final class RegistryRuntime {
 
   private record Applied<T>(T result, CompletableFuture<Void> durable) {}
 
-  private <T> Applied<T> apply(Function<Registry, T> command, boolean durablyAnswered) {
+  private <T> Applied<T> apply(Function<Registry, T> command, Predicate<Registry> durablyAnswered) {
     Set<SubscriberQueue> woken;
     T result;
     CompletableFuture<Void> durable;
     synchronized (monitor) {
+      boolean answeredDurably = durablyAnswered.test(registry);
       try {
-        if (durablyAnswered) {
+        if (answeredDurably) {
           store.checkWritable();
         }
         result = command.apply(registry);
       } finally {
         // Queued under the monitor, so storage sees changes in the order the core decided them.
         List<DurableChange> changes = registry.takeDurableChanges();
-        durable = changes.isEmpty() ? (durablyAnswered ? store.barrier() : null)
+        durable = changes.isEmpty() ? (answeredDurably ? store.barrier() : null)
             : store.append(changes, registry.revision());
         List<RegistryEvent> events = registry.takeEvents();
         woken = hub.publish(events, registry);

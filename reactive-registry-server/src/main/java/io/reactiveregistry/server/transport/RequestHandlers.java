@@ -29,6 +29,7 @@ import io.reactiveregistry.server.core.InstanceView;
 import io.reactiveregistry.server.core.RegistryException;
 import io.reactiveregistry.server.core.Results.BatchRegistered;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
+import io.reactiveregistry.server.wire.ServicePages;
 import io.reactiveregistry.server.wire.WireViews;
 import java.util.ArrayList;
 import java.util.Map;
@@ -61,7 +62,6 @@ import reactor.core.publisher.Flux;
  */
 final class RequestHandlers {
   private static final JsonCodec json = JsonCodec.json();
-  private static final int MAX_PAGE_SIZE = 1_000;
 
   private final RegistryRuntime runtime;
   private final TraceHub trace;
@@ -170,24 +170,8 @@ final class RequestHandlers {
   private ServiceList list(ServiceListQuery body) {
     String namespace = Names.orDefault("namespace", body.namespace(), ServiceKey.DEFAULT_NAMESPACE);
     String group = body.group() == null ? null : Names.require("group", body.group());
-    int page = body.page() == null ? 1 : body.page();
-    int pageSize = body.pageSize() == null ? 100 : body.pageSize();
-    if (page < 1) {
-      throw new RegistryException(Failure.INVALID_PARAM, "page must be 1 or more");
-    }
-    if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-      throw new RegistryException(Failure.INVALID_PARAM, "pageSize must be between 1 and " + MAX_PAGE_SIZE);
-    }
     List<ServiceSummary> all = runtime.read(registry -> registry.list(namespace, group, body.prefix()));
-    int from = (int) Math.min(all.size(), (long) (page - 1) * pageSize);
-    int to = Math.min(all.size(), from + pageSize);
-    List<io.reactiveregistry.protocol.message.ServiceSummary> services = new ArrayList<>(to - from);
-    for (ServiceSummary summary : all.subList(from, to)) {
-      services.add(new io.reactiveregistry.protocol.message.ServiceSummary(summary.service().namespace(),
-          summary.service().group(), summary.service().service(), summary.ephemeral(), summary.instanceCount(),
-          summary.healthyCount()));
-    }
-    return new ServiceList(all.size(), services);
+    return ServicePages.page(all, body.page(), body.pageSize());
   }
 
   private Durable createService(Owner owner, ServiceDefinition body) {
@@ -235,13 +219,14 @@ final class RequestHandlers {
   }
 
   /**
-   * Acknowledged durably: removing a persistent instance is a durable change, and an answer that
-   * an instance is gone must not be undone by a restart.
+   * In a persistent service, acknowledged durably: removing a persistent instance is a durable
+   * change, and an answer that it is gone must not be undone by a restart. Ephemeral instances
+   * live in memory only, so their deregistration never touches or waits on storage.
    */
   private Durable deregister(Owner owner, InstanceRef body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     InstanceAddress address = WireCommands.address("instance", body.instance());
-    return new Durable(runtime.executeDurably(registry -> {
+    return new Durable(runtime.executeDurablyIf(registry -> registry.persistent(key), registry -> {
       Deregistered result = registry.deregister(owner, key, address.ip(), address.port(), address.cluster());
       return new DeregisterResult(result.removed(), result.revision());
     }));

@@ -147,6 +147,33 @@ class LifecycleTest {
   }
 
   @Test
+  void anEmptyBatchForAServiceThatDoesNotExistChangesNothing() {
+    long revision = registry.revision();
+
+    Results.BatchRegistered result = registry.batchRegister(app, orders, List.of());
+
+    assertThat(result.instanceIds()).isEmpty();
+    assertThat(result.revision()).isEqualTo(revision);
+    assertThat(registry.exists(orders)).isFalse();
+    assertThat(registry.serviceCount()).isZero();
+    assertThat(registry.takeEvents()).isEmpty();
+    assertThat(registry.takeDurableChanges()).isEmpty();
+  }
+
+  @Test
+  void anEmptyBatchThatEmptiesAServiceSchedulesItsCleanup() {
+    registry.register(app, orders, true, instance(1));
+    registry.takeEvents();
+
+    registry.batchRegister(app, orders, List.of());
+    assertThat(registry.takeEvents()).singleElement().isInstanceOf(InstanceRemoved.class);
+
+    clock.advance(LifecycleConfig.DEFAULTS.emptyServiceCleanup());
+    assertThat(registry.cleanUp()).isEqualTo(1);
+    assertThat(registry.exists(orders)).isFalse();
+  }
+
+  @Test
   void aServiceCreatedByRegistrationIsCleanedUpAfterBeingEmptyForAMinute() {
     registry.register(app, orders, true, instance(1));
     registry.release(app);

@@ -365,6 +365,22 @@ class RegistryTest {
   }
 
   @Test
+  void reRegisteringAnUnhealthyPersistentInstanceKeepsItUnhealthy() {
+    ServiceKey db = ServiceKey.of(null, null, "db");
+    registry.register(alice, db, false, instance("127.0.0.9", 5432));
+    registry.healthChecked(db, "127.0.0.9#5432#DEFAULT", false);
+    registry.takeEvents();
+
+    registry.register(bob, db, false, instance("127.0.0.9", 5432));
+    assertThat(registry.takeEvents()).as("an identical registration changes nothing").isEmpty();
+    assertThat(instancesOf(db)).singleElement().satisfies(view -> assertThat(view.healthy()).isFalse());
+
+    registry.register(bob, db, false, instance("127.0.0.9", 5432, Map.of("zone", "b")));
+    assertThat(registry.takeEvents()).singleElement().isInstanceOfSatisfying(InstanceUpserted.class,
+        e -> assertThat(e.instance().healthy()).as("health belongs to the checks").isFalse());
+  }
+
+  @Test
   void anyConnectionMayDeregisterAPersistentInstance() {
     registry.register(alice, orders, false, instance("127.0.0.5", 5432));
 

@@ -84,6 +84,12 @@ class DurableEndToEndTest {
       client.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}");
       assertThat(client.call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class).instances())
           .hasSize(1);
+      // Deregistering an ephemeral instance never touches storage, so storage being full cannot refuse it.
+      assertThat(client.call("instance.deregister",
+          "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}"))
+          .contains("\"removed\":true");
+      assertThat(client.call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class).instances())
+          .isEmpty();
     }
   }
 }

@@ -6,7 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.protocol.message.ServiceList;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.ServiceSummary;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.transport.netty.client.WebsocketClientTransport;
@@ -38,6 +42,37 @@ class HttpAndWebSocketTest {
 
   private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
     return http.send(request.timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void theHttpListingPagesLikeServiceListAndClustersTakeACommaList() throws Exception {
+    WireClient app = fixture.connect("app");
+    for (String service : List.of("a", "b", "c", "d", "e")) {
+      app.call("instance.register", registration(service, "127.0.0.5", 8080));
+    }
+    for (String cluster : List.of("east", "west", "north")) {
+      app.call("instance.register", registration("orders", "127.0.0.6", 8080, "\"cluster\":\"" + cluster + "\""));
+    }
+
+    String page = get("/api/v1/services?page=2&pageSize=2").body();
+    assertThat(page).contains("\"total\":6");
+    assertThat(JsonCodec.json().decode(page, ServiceList.class).services())
+        .extracting(ServiceSummary::service).containsExactly("c", "d");
+    assertThat(app.call("service.list", "{\"page\":2,\"pageSize\":2}", ServiceList.class).services())
+        .extracting(ServiceSummary::service).containsExactly("c", "d");
+
+    HttpResponse<String> tooLarge = get("/api/v1/services?pageSize=1001");
+    assertThat(tooLarge.statusCode()).isEqualTo(400);
+    assertThat(tooLarge.body()).contains("INVALID_PARAM").contains("pageSize must be between 1 and 1000");
+    assertThat(get("/api/v1/services?page=x").body()).contains("page must be a whole number");
+
+    String commaList = get("/api/v1/services/public/DEFAULT_GROUP/orders?clusters=east,west").body();
+    String repeated = get("/api/v1/services/public/DEFAULT_GROUP/orders?clusters=east&clusters=west").body();
+    assertThat(JsonCodec.json().decode(commaList, ServiceSnapshot.class).instances())
+        .extracting(InstanceBody::cluster).containsExactlyInAnyOrder("east", "west");
+    assertThat(commaList).isEqualTo(repeated);
+    assertThat(get("/api/v1/services/public/DEFAULT_GROUP/orders?clusters=east,").body())
+        .contains("INVALID_PARAM").contains("clusters[1]");
   }
 
   @Test
