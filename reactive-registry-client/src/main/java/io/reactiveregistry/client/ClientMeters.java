@@ -8,7 +8,7 @@ import java.util.function.IntSupplier;
 
 /**
  * The client's meters, named once here: {@code registry.client.connected} (1 or 0),
- * {@code registry.client.reconnects}, {@code registry.client.registrations},
+ * {@code registry.client.reconnects}, {@code registry.client.redo.failures}, {@code registry.client.registrations},
  * {@code registry.client.watches}. Without a {@code MeterRegistry} nothing is recorded and
  * Micrometer need not be on the class path.
  */
@@ -18,6 +18,8 @@ class ClientMeters {
   void connected(boolean value) {}
 
   void reconnected() {}
+
+  void redoFailed() {}
 
   void bind(IntSupplier registrations, IntSupplier watches) {}
 
@@ -29,6 +31,7 @@ class ClientMeters {
     private final MeterRegistry registry;
     private final AtomicInteger connected = new AtomicInteger();
     private final Counter reconnects;
+    private final Counter redoFailures;
 
     Micrometer(MeterRegistry registry) {
       this.registry = registry;
@@ -36,6 +39,13 @@ class ClientMeters {
           .description("1 while the client holds a connection to a registry server").register(registry);
       this.reconnects = Counter.builder("registry.client.reconnects")
           .description("connections made after the first").register(registry);
+      this.redoFailures = Counter.builder("registry.client.redo.failures")
+          .description("failed attempts to register an instance again on a new connection").register(registry);
+    }
+
+    @Override
+    void redoFailed() {
+      redoFailures.increment();
     }
 
     @Override

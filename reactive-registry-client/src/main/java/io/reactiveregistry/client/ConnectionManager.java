@@ -81,6 +81,11 @@ final class ConnectionManager implements Disposable {
             "no registry server reachable within " + timeout + " (servers: " + servers + ")", null)));
   }
 
+  /** The connection in use now; null while disconnected. */
+  Link current() {
+    return current;
+  }
+
   boolean connected() {
     Link link = current;
     return link != null && !link.socket().isDisposed();

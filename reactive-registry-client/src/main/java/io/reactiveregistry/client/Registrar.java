@@ -12,11 +12,13 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
 /**
  * The client's registrations: registers, heartbeats each instance on the connection it was
@@ -27,6 +29,11 @@ import reactor.core.publisher.Mono;
  * sends every heartbeat that has come due in one burst, which the transport writes and flushes
  * together. A heartbeat names its instance, so a server that lost it (an expiry during a long
  * pause) re-creates it.
+ *
+ * <p>A redo that fails (a timeout, {@code LIMIT_EXCEEDED}, a server still starting) is retried
+ * with backoff on the same connection until it succeeds, the connection is lost (the next one
+ * redoes it) or the registration ends; each failure is counted. Until it succeeds the instance is
+ * not registered there, and {@link Registration#isActive()} says so.
  */
 final class Registrar implements Disposable {
   private static final Logger log = LoggerFactory.getLogger(Registrar.class);
@@ -36,13 +43,20 @@ final class Registrar implements Disposable {
 
   private final ConnectionManager connections;
   private final Duration requestTimeout;
+  private final Duration minBackoff;
+  private final Duration maxBackoff;
+  private final ClientMeters meters;
   private final Set<Active> active = ConcurrentHashMap.newKeySet();
   private final Disposable redo;
   private final Disposable ticker;
 
-  Registrar(ConnectionManager connections, Duration requestTimeout) {
+  Registrar(ConnectionManager connections, Duration requestTimeout, Duration minBackoff, Duration maxBackoff,
+      ClientMeters meters) {
     this.connections = connections;
     this.requestTimeout = requestTimeout;
+    this.minBackoff = minBackoff;
+    this.maxBackoff = maxBackoff;
+    this.meters = meters;
     this.redo = connections.links().filter(Optional::isPresent).map(Optional::get).subscribe(this::redo);
     this.ticker = Flux.interval(TICK, TICK).onBackpressureDrop().subscribe(tick -> sendDueHeartbeats());
   }
@@ -69,6 +83,12 @@ final class Registrar implements Disposable {
       Active registration = new Active(service, ephemeral, instance, result);
       active.add(registration);
       registration.keepAlive(link, result.heartbeatIntervalMs());
+      // The connection may have been replaced while the answer was on its way, after the new
+      // connection's redo looked at the registrations: then this one is registered again here.
+      Link now = connections.current();
+      if (now != null && now.generation() > link.generation()) {
+        registerAgain(registration, now);
+      }
       return (io.reactiveregistry.client.Registration) registration;
     }));
   }
@@ -84,15 +104,40 @@ final class Registrar implements Disposable {
   private void redo(Link link) {
     for (Active registration : active) {
       if (registration.generation < link.generation()) {
-        send(link, registration.body())
-            .subscribe(result -> {
-              if (registration.isActive()) {
-                registration.keepAlive(link, result.heartbeatIntervalMs());
-              }
-            }, error -> log.warn("could not register {} again on {}: {}", registration.instanceId(), link.server(),
-                error.toString()));
+        registerAgain(registration, link);
       }
     }
+  }
+
+  /**
+   * Registers again on {@code link}, retrying with backoff while the registration is kept and the
+   * connection is open. The first failure is logged as a warning, later ones at debug level.
+   */
+  private void registerAgain(Active registration, Link link) {
+    AtomicInteger failures = new AtomicInteger();
+    Mono.defer(() -> send(link, registration.body()))
+        .doOnError(error -> {
+          meters.redoFailed();
+          if (failures.getAndIncrement() == 0) {
+            log.warn("could not register {} again on {} ({}); retrying", registration.instanceId(), link.server(),
+                error.toString());
+          } else {
+            log.debug("register {} again on {}: attempt {} failed: {}", registration.instanceId(), link.server(),
+                failures.get(), error.toString());
+          }
+        })
+        .retryWhen(Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).jitter(0.5)
+            .filter(error -> active.contains(registration) && !link.socket().isDisposed()))
+        .subscribe(result -> {
+          if (active.contains(registration)) {
+            registration.keepAlive(link, result.heartbeatIntervalMs());
+            if (failures.get() > 0) {
+              log.info("registered {} again on {} after {} failed attempt(s)", registration.instanceId(),
+                  link.server(), failures.get());
+            }
+          }
+        }, error -> log.debug("stopped registering {} again on {}: {}", registration.instanceId(), link.server(),
+            error.toString()));
   }
 
   @Override
@@ -132,8 +177,14 @@ final class Registrar implements Disposable {
       return new Registration(service.namespace(), service.group(), service.service(), ephemeral, instance);
     }
 
-    /** From now on, heartbeats go on this connection at this interval; persistent instances need none. */
+    /**
+     * From now on, heartbeats go on this connection at this interval; persistent instances need
+     * none. A late answer from an older connection than the one already in use changes nothing.
+     */
     synchronized void keepAlive(Link link, long heartbeatIntervalMs) {
+      if (this.link != null && link.generation() < this.link.generation()) {
+        return;
+      }
       generation = link.generation();
       intervalMs = heartbeatIntervalMs;
       this.link = link;
@@ -170,9 +221,22 @@ final class Registrar implements Disposable {
       return Duration.ofMillis(intervalMs);
     }
 
+    /**
+     * Kept by this client and, for an ephemeral instance, registered on the connection in use now
+     * (false between a lost connection and a successful redo on the next one).
+     */
     @Override
     public boolean isActive() {
-      return active.contains(this);
+      if (!active.contains(this)) {
+        return false;
+      }
+      if (!ephemeral) {
+        return true; // the server keeps it whatever happens to this client's connection
+      }
+      Link now = connections.current();
+      synchronized (this) {
+        return now != null && link == now && !now.socket().isDisposed();
+      }
     }
 
     @Override

@@ -26,7 +26,12 @@ public interface Registration {
   /** The heartbeat interval the server returned. */
   Duration heartbeatInterval();
 
-  /** False once deregistered or once the client is closed. */
+  /**
+   * Whether the instance is registered now: false once deregistered or once the client is closed,
+   * and, for an ephemeral instance, also while it is not registered on the client's current
+   * connection (between a lost connection and its registration again on the next one, which is
+   * retried with backoff until it succeeds).
+   */
   boolean isActive();
 
   /**

@@ -50,7 +50,8 @@ public final class RegistryClient {
     ClientMeters meters = ClientMeters.of(builder.meterRegistry);
     this.connections = new ConnectionManager(builder.servers, builder.clientName, builder.minBackoff,
         builder.maxBackoff, builder.connectTimeout, builder.random, meters);
-    this.registrar = new Registrar(connections, builder.requestTimeout);
+    this.registrar = new Registrar(connections, builder.requestTimeout, builder.minBackoff, builder.maxBackoff,
+        meters);
     this.watches = new Watches(connections, builder.watchGracePeriod, builder.reconnectSettle);
     this.chooser = new InstanceChooser(builder.random);
     this.requestTimeout = builder.requestTimeout;
@@ -118,7 +119,10 @@ public final class RegistryClient {
 
   /** As {@link #choose(ServiceName)}, preferring {@code cluster} when it has any such instance. */
   public Mono<InstanceBody> choose(ServiceName service, String cluster) {
-    return watch(service).next().map(view -> chooser.choose(view, cluster));
+    return watch(service).next()
+        .timeout(requestTimeout, Mono.error(() -> new RegistryUnavailableException("no view of " + service
+            + " within " + requestTimeout + ": no registry server reachable, and none seen before", null)))
+        .map(view -> chooser.choose(view, cluster));
   }
 
   public boolean isConnected() {
@@ -203,7 +207,12 @@ public final class RegistryClient {
 
     private Builder() {}
 
-    /** Server addresses, {@code tcp://host:port}; the client uses one at a time and fails over. */
+    /**
+     * Server addresses, {@code tcp://host:port}; the client uses one at a time and fails over to
+     * the next. Every address listed must be a member of one registry cluster: independent servers
+     * do not share what is registered on them, so clients that land on different ones would never
+     * see each other. With a single server, list just that one.
+     */
     public Builder servers(String... addresses) {
       for (String address : addresses) {
         URI uri = URI.create(address);

@@ -162,6 +162,18 @@ class RegistryClientTest {
   }
 
   @Test
+  void chooseWithNoServerReachableFailsAfterTheRequestTimeout() {
+    // Nothing listens on port 1 of loopback: the client never connects and has no earlier view.
+    RegistryClient caller = client(RegistryClient.builder().servers("tcp://127.0.0.1:1")
+        .requestTimeout(Duration.ofMillis(300)));
+
+    StepVerifier.create(caller.choose(ORDERS))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RegistryUnavailableException.class)
+            .hasMessageContaining("public/DEFAULT_GROUP/orders").hasMessageContaining("PT0.3S"))
+        .verify(WAIT);
+  }
+
+  @Test
   void mistakesAreRefusedBeforeSendingInTheServersWordsAndRefusalsAreTyped() {
     RegistryClient app = client("orders-app");
 
