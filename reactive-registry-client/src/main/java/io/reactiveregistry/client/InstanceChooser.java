@@ -7,7 +7,10 @@ import java.util.random.RandomGenerator;
 
 /**
  * Weighted random choice among instances that serve traffic (healthy, enabled, weight above 0),
- * preferring a cluster when asked and when that cluster has any.
+ * preferring a cluster when asked and when that cluster has any. When the view's protection is
+ * triggered (too few healthy instances for the service's {@code protectThreshold}), health is not
+ * asked: traffic spreads over every enabled instance rather than focus on the few healthy ones,
+ * as the server's healthy-only views do.
  */
 public final class InstanceChooser {
   private final RandomGenerator random;
@@ -18,9 +21,10 @@ public final class InstanceChooser {
 
   /** @param preferredCluster null for no preference */
   public InstanceBody choose(ServiceView view, String preferredCluster) {
-    List<InstanceBody> candidates = serving(view.instances(), preferredCluster);
+    boolean protection = view.protectionTriggered();
+    List<InstanceBody> candidates = serving(view.instances(), preferredCluster, protection);
     if (candidates.isEmpty() && preferredCluster != null) {
-      candidates = serving(view.instances(), null);
+      candidates = serving(view.instances(), null, protection);
     }
     if (candidates.isEmpty()) {
       throw new NoInstanceAvailableException("service " + view.service() + " has no healthy, enabled instance of "
@@ -40,10 +44,11 @@ public final class InstanceChooser {
     return candidates.get(candidates.size() - 1);
   }
 
-  private static List<InstanceBody> serving(List<InstanceBody> instances, String cluster) {
+  private static List<InstanceBody> serving(List<InstanceBody> instances, String cluster, boolean protection) {
     List<InstanceBody> serving = new ArrayList<>();
     for (InstanceBody instance : instances) {
-      boolean servesTraffic = !Boolean.FALSE.equals(instance.healthy()) && !Boolean.FALSE.equals(instance.enabled())
+      boolean healthyEnough = protection || !Boolean.FALSE.equals(instance.healthy());
+      boolean servesTraffic = healthyEnough && !Boolean.FALSE.equals(instance.enabled())
           && instance.weight() != null && instance.weight() > 0;
       if (servesTraffic && (cluster == null || cluster.equals(instance.cluster()))) {
         serving.add(instance);

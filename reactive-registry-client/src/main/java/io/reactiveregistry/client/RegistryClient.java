@@ -112,14 +112,22 @@ public final class RegistryClient {
     return Flux.defer(() -> watches.events(Watches.key(service, clusters(clusters), healthyOnly)));
   }
 
-  /** One instance to call: weighted random among healthy, enabled instances of weight above 0. */
+  /**
+   * One instance to call: weighted random among healthy, enabled instances of weight above 0, from
+   * the service's healthy-only view. When that view's protection is triggered (fewer healthy
+   * instances than the service's {@code protectThreshold} asks for), protection wins: the choice
+   * is among every enabled instance of weight above 0, healthy or not. Fails with
+   * {@link RegistryUnavailableException} when no view arrives within the request timeout (no
+   * server reachable and none seen before), and {@link NoInstanceAvailableException} when the
+   * view has nothing to call.
+   */
   public Mono<InstanceBody> choose(ServiceName service) {
     return choose(service, null);
   }
 
   /** As {@link #choose(ServiceName)}, preferring {@code cluster} when it has any such instance. */
   public Mono<InstanceBody> choose(ServiceName service, String cluster) {
-    return watch(service).next()
+    return watch(service, List.of(), true).next()
         .timeout(requestTimeout, Mono.error(() -> new RegistryUnavailableException("no view of " + service
             + " within " + requestTimeout + ": no registry server reachable, and none seen before", null)))
         .map(view -> chooser.choose(view, cluster));

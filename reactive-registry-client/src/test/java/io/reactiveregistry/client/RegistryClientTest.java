@@ -9,6 +9,7 @@ import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.e2e.WireClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -147,6 +148,48 @@ class RegistryClientTest {
     }
     // Expected 3,000 of 4,000; the standard deviation is about 27, so this bound is 5 sigma.
     assertThat(heavy).isBetween(2_865, 3_135);
+  }
+
+  @Test
+  void whenProtectionIsTriggeredChooseSpreadsOverUnhealthyInstancesToo() {
+    WireClient ops = WireClient.connect(server.tcpPort(), "ops");
+    try {
+      ops.call("admin.service.create", "{\"service\":\"orders\",\"protectThreshold\":0.5}");
+      RegistryClient app = client("orders-app");
+      RegistryClient caller = client(RegistryClient.builder().servers(TestServers.address(server))
+          .random(new java.util.Random(7)));
+      for (int port = 1; port <= 4; port++) {
+        app.register(ORDERS, instance("127.0.0.5", port)).block(WAIT);
+      }
+      // One of four taken out of rotation: 3 of 4 serve, above the threshold, so never chosen.
+      ops.call("admin.instance.patch", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":1},"
+          + "\"enabled\":false}");
+      await().atMost(WAIT).until(() -> caller.watch(ORDERS, List.of(), true).blockFirst(WAIT).instances().size() == 3);
+      for (int i = 0; i < 200; i++) {
+        assertThat(caller.choose(ORDERS).block(WAIT).port()).isNotEqualTo(1);
+      }
+
+      // Three of four unhealthy (their owner never heartbeats): protection wins over health.
+      ServiceName payments = ServiceName.of("payments");
+      ops.call("admin.service.create", "{\"service\":\"payments\",\"protectThreshold\":0.5}");
+      app.register(payments, instance("127.0.0.6", 1)).block(WAIT);
+      for (int port = 2; port <= 4; port++) {
+        // Unhealthy after 1 s without heartbeats, removed only after a minute.
+        ops.call("instance.register", "{\"service\":\"payments\",\"instance\":{\"ip\":\"127.0.0.6\",\"port\":"
+            + port + ",\"metadata\":{\"preserved.heart.beat.timeout\":\"1000\",\"preserved.ip.delete.timeout\":\"60000\"}}}");
+      }
+      await().atMost(WAIT).until(() -> {
+        ServiceView view = caller.watch(payments, List.of(), true).blockFirst(WAIT);
+        return view.protectionTriggered() && view.instances().size() == 4;
+      });
+      java.util.Set<Integer> chosen = new java.util.HashSet<>();
+      for (int i = 0; i < 200; i++) {
+        chosen.add(caller.choose(payments).block(WAIT).port());
+      }
+      assertThat(chosen).containsExactlyInAnyOrder(1, 2, 3, 4);
+    } finally {
+      ops.close();
+    }
   }
 
   @Test

@@ -118,7 +118,11 @@ public final class RegistryServer implements Disposable {
       AtomicBoolean ready = new AtomicBoolean();
       HttpEndpoint httpEndpoint = new HttpEndpoint(runtime, meters,
           () -> ready.get() && (store == null || store.healthy()));
-      return Mono.zip(endpoint.bindTcp(config.host(), config.tcpPort()),
+      // Before the ports open: revisions handed out from now on are above any a client saw before.
+      // (Its commit completes on storage's thread; binding happens on a thread that may block.)
+      Mono<Void> revisionsReserved = restored == null ? Mono.empty()
+          : Mono.fromFuture(runtime.reserveRevisions()).publishOn(Schedulers.boundedElastic());
+      return revisionsReserved.then(Mono.zip(endpoint.bindTcp(config.host(), config.tcpPort()),
               endpoint.bindWebSocket(config.host(), config.webSocketPort()),
               httpEndpoint.bind(config.host(), config.httpPort()))
           .map(ports -> {
@@ -130,7 +134,7 @@ public final class RegistryServer implements Disposable {
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
                 ready, store);
-          });
+          }));
     });
   }
 

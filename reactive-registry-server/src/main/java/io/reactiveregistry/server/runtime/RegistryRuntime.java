@@ -29,11 +29,21 @@ import reactor.core.publisher.Flux;
  * an event-loop thread.
  */
 public final class RegistryRuntime {
+  /**
+   * Revisions are reserved in storage this many ahead of use, so a restarted server continues
+   * above every revision a client may have seen, ephemeral changes' included (only durable changes
+   * are in the log). A new block is reserved when half of the current one is used: its write has
+   * half a block of changes' time to commit before revisions could pass what storage holds.
+   */
+  static final long REVISION_BLOCK = 1_000_000;
+
   private final Object monitor = new Object();
   private final Registry registry;
   private final PushHub hub;
   private final List<Consumer<List<RegistryEvent>>> listeners = new CopyOnWriteArrayList<>();
   private final DurableStore store;
+  /** Revisions up to this one may be handed out: storage holds it (or will, once its write commits). */
+  private long reservedUpTo;
 
   /** A runtime whose durable changes are kept in memory only. */
   public RegistryRuntime(Registry registry, PushHub hub) {
@@ -77,11 +87,31 @@ public final class RegistryRuntime {
         : applied.durable.thenApply(ignored -> applied.result);
   }
 
-  /** Rebuilds durable state at start, before any connection or subscription exists. */
+  /**
+   * Rebuilds durable state at start, before any connection or subscription exists. {@code revision}
+   * is the highest revision storage holds: the last durable change's, or the last reservation's.
+   */
   public void restore(Collection<DurableChange> values, long revision) {
     synchronized (monitor) {
       registry.restore(values, revision);
+      reservedUpTo = revision;
     }
+  }
+
+  /**
+   * Reserves the next block of revisions in storage; the future completes once the reservation is
+   * durable. Called at start, before the ports open, so that no revision handed out after a restart
+   * can be handed out again after the next one.
+   */
+  public CompletableFuture<Void> reserveRevisions() {
+    synchronized (monitor) {
+      return reserve();
+    }
+  }
+
+  private CompletableFuture<Void> reserve() {
+    reservedUpTo = registry.revision() + REVISION_BLOCK;
+    return store.append(List.of(), reservedUpTo);
   }
 
   private record Applied<T>(T result, CompletableFuture<Void> durable) {}
@@ -102,6 +132,9 @@ public final class RegistryRuntime {
         List<DurableChange> changes = registry.takeDurableChanges();
         durable = changes.isEmpty() ? (answeredDurably ? store.barrier() : null)
             : store.append(changes, registry.revision());
+        if (registry.revision() > reservedUpTo - REVISION_BLOCK / 2) {
+          reserve(); // a failed write marks storage failed; nothing waits for it here
+        }
         List<RegistryEvent> events = registry.takeEvents();
         woken = hub.publish(events, registry);
         if (!events.isEmpty()) {

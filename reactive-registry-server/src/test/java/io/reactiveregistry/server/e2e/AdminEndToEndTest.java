@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.BatchResult;
 import io.reactiveregistry.protocol.message.InstanceBody;
-import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.ServiceDetail;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.protocol.message.ServiceList;
@@ -208,12 +207,5 @@ class AdminEndToEndTest {
   private void awaitTraceSubscribers(int count) {
     org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
         fixture.server().meters().get("registry.trace.subscribers").gauge().value() == count);
-  }
-
-  @Test
-  void serverInfoReportsSelfPreservation() {
-    ServerInfo info = fixture.connect("ops").call("server.info", "{}", ServerInfo.class);
-    assertThat(info.selfPreservation()).isFalse();
-    assertThat(fixture.server().meters().scrape()).contains("registry_changes_total");
   }
 }

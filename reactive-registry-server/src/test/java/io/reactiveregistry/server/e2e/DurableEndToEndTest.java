@@ -54,7 +54,8 @@ class DurableEndToEndTest {
       });
       assertThat(pushed.get(0)).contains("SNAPSHOT"); // the empty view; then the service appears: SNAPSHOT
       String metrics = fixture.server().meters().scrape();
-      assertThat(metrics).contains("registry_storage_commit_seconds_count 40\n").contains("registry_storage_pending 0.0");
+      // 40 registrations, and the revisions reserved at start.
+      assertThat(metrics).contains("registry_storage_commit_seconds_count 41\n").contains("registry_storage_pending 0.0");
       watch.dispose();
     }
 
@@ -64,6 +65,33 @@ class DurableEndToEndTest {
       assertThat(db.ephemeral()).isFalse();
       assertThat(db.instances()).hasSize(40);
       assertThat(db.revision()).as("revisions continue after a restart").isGreaterThanOrEqualTo(40);
+    }
+  }
+
+  @Test
+  void aRestartedServerNeverHandsOutARevisionAClientMayHaveSeen() {
+    ServerConfig config = ServerConfig.ephemeralLoopback().withStorage(StorageConfig.onDisk(dir));
+    long seen;
+    try (ServerFixture fixture = new ServerFixture(config)) {
+      WireClient app = fixture.connect("app");
+      // Ephemeral changes only: nothing of them is in the log, yet clients saw their revisions.
+      for (int i = 1; i <= 5; i++) {
+        app.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0." + i
+            + "\",\"port\":8080}}");
+      }
+      seen = app.call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class).revision();
+      assertThat(seen).isEqualTo(5);
+    }
+    long afterFirstRestart;
+    try (ServerFixture restarted = new ServerFixture(config)) {
+      RegisterResult next = restarted.connect("app").call("instance.register",
+          "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.9\",\"port\":8080}}", RegisterResult.class);
+      afterFirstRestart = next.revision();
+      assertThat(afterFirstRestart).isGreaterThan(seen);
+    }
+    try (ServerFixture again = new ServerFixture(config)) {
+      assertThat(again.connect("reader").call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class)
+          .revision()).isGreaterThan(afterFirstRestart);
     }
   }
 
