@@ -20,7 +20,7 @@ class ReadmeExampleTest {
   static InstanceBody example(String serverAddress) {
     // README:start
     RegistryClient registry = RegistryClient.builder()
-        .servers(serverAddress)                       // e.g. "tcp://127.0.0.1:7070"; list several to fail over
+        .servers(serverAddress)                       // e.g. "tcp://127.0.0.1:7070"
         .clientName("orders-app")
         .build();
 
@@ -60,7 +60,18 @@ class ReadmeExampleTest {
         source.indexOf("    // README:end"));
     String example = body.lines().map(line -> line.replaceFirst("^    ", ""))
         .collect(Collectors.joining("\n")).strip();
+    assertThat(readmeJavaBlock()).as("the Java block of README.md's 'Using the Java client' must be exactly the "
+        + "example of ReadmeExampleTest").isEqualTo(example);
+  }
+
+  /** The first ```java block after the heading "## Using the Java client", without its fences. */
+  private static String readmeJavaBlock() throws IOException {
     String readme = Files.readString(Path.of("../README.md"));
-    assertThat(readme).as("README.md must show the example of ReadmeExampleTest verbatim").contains(example);
+    int section = readme.indexOf("\n## Using the Java client\n");
+    assertThat(section).as("README.md has a section 'Using the Java client'").isNotNegative();
+    int open = readme.indexOf("```java\n", section);
+    int close = readme.indexOf("\n```", open + 8);
+    assertThat(open).as("a ```java block in that section").isNotNegative();
+    return readme.substring(open + "```java\n".length(), close).strip();
   }
 }
