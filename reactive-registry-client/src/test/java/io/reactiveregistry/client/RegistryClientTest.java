@@ -9,6 +9,8 @@ import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.e2e.WireClient;
 import java.time.Duration;
 import java.util.List;
@@ -48,7 +50,26 @@ class RegistryClientTest {
   }
 
   @Test
-  void aRegistrationStaysAliveByHeartbeatsAtTheIntervalTheServerReturned() throws Exception {
+  void heartbeatsReachTheServerAtTheIntervalItReturned() {
+    RegistryServer slower = RegistryServer.start(ServerConfig.ephemeralLoopback()
+        .withHeartbeat(new HeartbeatTimings(500, 3_000, 6_000))).block(WAIT);
+    try {
+      RegistryClient app = client(RegistryClient.builder().servers(TestServers.address(slower)));
+      Registration registration = app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
+      assertThat(registration.heartbeatInterval()).isEqualTo(Duration.ofMillis(500));
+
+      double before = slower.meters().get("registry.heartbeats").counter().count();
+      await().pollDelay(Duration.ofSeconds(3)).atMost(WAIT).until(() -> true);
+      double received = slower.meters().get("registry.heartbeats").counter().count() - before;
+      // One every 500 ms, sent on the client's 250 ms tick: 4 to 6 in 3 s; allow one either way.
+      assertThat(received).isBetween(3.0, 7.0);
+    } finally {
+      slower.disposeNow(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void aRegistrationStaysAliveByHeartbeatsPastItsDeleteTimeout() throws Exception {
     RegistryClient app = client("orders-app");
 
     Registration registration = app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
@@ -85,6 +106,8 @@ class RegistryClientTest {
     assertThat(registration.ephemeral()).isFalse();
 
     tool.close().block(WAIT);
+    // Ask only once the server has handled the close (the other client's connection remains).
+    await().atMost(WAIT).until(() -> server.openConnections() == 1);
 
     assertThat(other.query(db).block(WAIT).instances()).extracting(InstanceBody::ip).containsExactly("127.0.0.9");
     assertThat(other.query(db).block(WAIT).ephemeral()).isFalse();
@@ -224,11 +247,18 @@ class RegistryClientTest {
         .isInstanceOfSatisfying(RegistryErrorException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_PARAM))
         .hasMessage("instance.port must be between 1 and 65535");
     assertThatThrownBy(() -> ServiceName.of("or ders")).hasMessageContaining("service may contain only");
+    // Refused by the client itself: the server never saw a registration.
+    assertThat(registrationsSeenByServer()).isZero();
 
     app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
     assertThatThrownBy(() -> app.register(ORDERS, instance("127.0.0.6", 8080), false).block(WAIT))
         .isInstanceOfSatisfying(RegistryErrorException.class,
             e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_TYPE_MISMATCH));
+  }
+
+  private long registrationsSeenByServer() {
+    return server.meters().find("registry.requests").tag("route", "instance.register").timers().stream()
+        .mapToLong(io.micrometer.core.instrument.Timer::count).sum();
   }
 
   @Test
