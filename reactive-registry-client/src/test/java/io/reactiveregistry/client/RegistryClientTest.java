@@ -53,8 +53,8 @@ class RegistryClientTest {
   void heartbeatsReachTheServerAtTheIntervalItReturned() {
     RegistryServer slower = RegistryServer.start(ServerConfig.ephemeralLoopback()
         .withHeartbeat(new HeartbeatTimings(500, 3_000, 6_000))).block(WAIT);
+    RegistryClient app = RegistryClient.builder().servers(TestServers.address(slower)).build();
     try {
-      RegistryClient app = client(RegistryClient.builder().servers(TestServers.address(slower)));
       Registration registration = app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
       assertThat(registration.heartbeatInterval()).isEqualTo(Duration.ofMillis(500));
 
@@ -64,6 +64,7 @@ class RegistryClientTest {
       // One every 500 ms, sent on the client's 250 ms tick: 4 to 6 in 3 s; allow one either way.
       assertThat(received).isBetween(3.0, 7.0);
     } finally {
+      app.closeAndWait();
       slower.disposeNow(Duration.ofSeconds(5));
     }
   }
