@@ -4,17 +4,12 @@ import static io.reactiveregistry.server.e2e.RegistryEndToEndTest.registration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.InstanceBody;
-import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.ServiceSummary;
 import io.rsocket.RSocket;
-import io.rsocket.core.RSocketConnector;
-import io.rsocket.transport.netty.client.WebsocketClientTransport;
-import io.rsocket.util.DefaultPayload;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.Disposable;
 
 /** The HTTP endpoints and RSocket over WebSocket, on real sockets. */
 class HttpAndWebSocketTest {
@@ -128,34 +122,6 @@ class HttpAndWebSocketTest {
       }
     }
     return -1;
-  }
-
-  @Test
-  void everyRouteWorksOverWebSocket() {
-    RSocket socket = RSocketConnector.create()
-        .dataMimeType(Protocol.DATA_MIME_TYPE)
-        .metadataMimeType(Protocol.METADATA_MIME_TYPE)
-        .setupPayload(DefaultPayload.create("{\"client\":\"browser\"}"))
-        .connect(WebsocketClientTransport.create(URI.create("ws://127.0.0.1:" + fixture.server().webSocketPort()
-            + "/rsocket")))
-        .block(Duration.ofSeconds(5));
-    try {
-      List<ServiceEvent> events = new CopyOnWriteArrayList<>();
-      Disposable watch = socket.requestStream(WireClient.payload("service.subscribe", "{\"service\":\"orders\"}"))
-          .map(p -> JsonCodec.json().decode(p.getDataUtf8(), ServiceEvent.class)).subscribe(events::add);
-      socket.requestResponse(WireClient.payload("instance.register", registration("orders", "127.0.0.5", 8080)))
-          .block(Duration.ofSeconds(5));
-      socket.fireAndForget(WireClient.payload("instance.heartbeat", "{}")).block(Duration.ofSeconds(5));
-      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() >= 2);
-      assertThat(events.get(events.size() - 1).instances() != null ? events.get(events.size() - 1).instances().size()
-          : 1).isEqualTo(1);
-      watch.dispose();
-    } finally {
-      socket.dispose();
-    }
-    // Closing the WebSocket releases what it registered, as over TCP.
-    await().atMost(Duration.ofSeconds(5)).until(() ->
-        fixture.connect("checker").call("service.query", "{\"service\":\"orders\"}").contains("\"instances\":[]"));
   }
 
   @Test

@@ -33,6 +33,13 @@ public final class ServerFixture implements AutoCloseable {
     return wire;
   }
 
+  /** A client over RSocket's WebSocket transport. */
+  public WireClient connectWebSocket(String client) {
+    WireClient wire = WireClient.connectWebSocket(server.webSocketPort(), client);
+    clients.add(wire);
+    return wire;
+  }
+
   @Override
   public void close() {
     clients.forEach(WireClient::close);

@@ -12,6 +12,8 @@ import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.transport.netty.client.TcpClientTransport;
+import io.rsocket.transport.netty.client.WebsocketClientTransport;
+import java.net.URI;
 import reactor.netty.tcp.TcpClient;
 import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
@@ -38,6 +40,17 @@ public final class WireClient implements AutoCloseable {
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(DefaultPayload.create("{\"client\":\"" + client + "\"}"))
         .connect(TcpClientTransport.create(TcpClient.newConnection().host("127.0.0.1").port(port)))
+        .block(Duration.ofSeconds(5));
+    return new WireClient(rsocket);
+  }
+
+  /** The same client over RSocket's WebSocket transport, on the server's WebSocket port. */
+  public static WireClient connectWebSocket(int port, String client) {
+    RSocket rsocket = RSocketConnector.create()
+        .dataMimeType(Protocol.DATA_MIME_TYPE)
+        .metadataMimeType(Protocol.METADATA_MIME_TYPE)
+        .setupPayload(DefaultPayload.create("{\"client\":\"" + client + "\"}"))
+        .connect(WebsocketClientTransport.create(URI.create("ws://127.0.0.1:" + port + "/rsocket")))
         .block(Duration.ofSeconds(5));
     return new WireClient(rsocket);
   }

@@ -1,0 +1,140 @@
+package io.reactiveregistry.server.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.BatchResult;
+import io.reactiveregistry.protocol.message.DeregisterResult;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.RegisterResult;
+import io.reactiveregistry.protocol.message.ServerInfo;
+import io.reactiveregistry.protocol.message.ServiceDetail;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.protocol.message.ServiceList;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.ServiceSummary;
+import io.reactiveregistry.protocol.message.TraceEvent;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import reactor.core.Disposable;
+
+/**
+ * The whole contract, every route, run once per transport (as rsocket-java runs one transport
+ * test per transport): what works over TCP works the same over WebSocket.
+ */
+class ContractOverTransportsTest {
+  private static final Duration WAIT = Duration.ofSeconds(10);
+  private final ServerFixture fixture = new ServerFixture();
+  /** Every route the test used, to prove it used them all. */
+  private final Set<Route> used = EnumSet.noneOf(Route.class);
+
+  enum Transport {
+    TCP(ServerFixture::connect),
+    WEBSOCKET(ServerFixture::connectWebSocket);
+
+    final BiFunction<ServerFixture, String, WireClient> connect;
+
+    Transport(BiFunction<ServerFixture, String, WireClient> connect) {
+      this.connect = connect;
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    fixture.close();
+  }
+
+  private String call(WireClient client, String route, String body) {
+    used.add(Route.byName(route).orElseThrow());
+    return client.call(route, body);
+  }
+
+  private <T> T call(WireClient client, String route, String body, Class<T> type) {
+    return JsonCodec.json().decode(call(client, route, body), type);
+  }
+
+  private <T> List<T> stream(WireClient client, String route, String body, Class<T> type, List<Disposable> open) {
+    used.add(Route.byName(route).orElseThrow());
+    List<T> received = new CopyOnWriteArrayList<>();
+    open.add(client.stream(route, body).map(json -> JsonCodec.json().decode(json, type)).subscribe(received::add));
+    return received;
+  }
+
+  private static String orders(String rest) {
+    return "{\"namespace\":\"shop\",\"group\":\"web\",\"service\":\"orders\"" + rest + "}";
+  }
+
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void everyRouteOfTheContract(Transport transport) {
+    WireClient app = transport.connect.apply(fixture, "app");
+    WireClient ops = transport.connect.apply(fixture, "ops");
+    List<Disposable> open = new CopyOnWriteArrayList<>();
+
+    assertThat(call(ops, "server.info", "{}", ServerInfo.class).protocol()).isEqualTo(1);
+    List<TraceEvent> trace = stream(ops, "admin.trace", "{\"namespace\":\"shop\"}", TraceEvent.class, open);
+    List<ServiceEvent> events = stream(ops, "service.subscribe", orders(""), ServiceEvent.class, open);
+    await().atMost(WAIT).until(() -> events.size() == 1 && fixture.server().runtime().subscriberCount() == 1);
+
+    ServiceDetail created = call(ops, "admin.service.create", orders(",\"protectThreshold\":0.25"),
+        ServiceDetail.class);
+    assertThat(created.protectThreshold()).isEqualTo(0.25);
+    assertThat(call(ops, "admin.service.update", orders(",\"metadata\":{\"team\":\"shop\"}"), ServiceDetail.class)
+        .metadata()).containsEntry("team", "shop");
+    assertThat(call(ops, "admin.service.get", orders(""), ServiceDetail.class).protectThreshold()).isEqualTo(0.25);
+
+    RegisterResult registered = call(app, "instance.register",
+        orders(",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}"), RegisterResult.class);
+    assertThat(registered.instanceId()).isEqualTo("127.0.0.5#8080#DEFAULT");
+    // A heartbeat naming an instance the server does not have re-creates it under the sender.
+    used.add(Route.INSTANCE_HEARTBEAT);
+    app.fire("instance.heartbeat", orders(",\"instance\":{\"ip\":\"127.0.0.6\",\"port\":8080}"));
+    await().atMost(WAIT).until(() -> call(ops, "service.query", orders(""), ServiceSnapshot.class).instances().size()
+        == 2);
+
+    BatchResult batch = call(app, "instance.batch-register", orders(",\"instances\":["
+        + "{\"ip\":\"127.0.0.5\",\"port\":8080},{\"ip\":\"127.0.0.7\",\"port\":8080}]"), BatchResult.class);
+    assertThat(batch.instanceIds()).containsExactly("127.0.0.5#8080#DEFAULT", "127.0.0.7#8080#DEFAULT");
+    assertThat(call(ops, "service.query", orders(""), ServiceSnapshot.class).instances())
+        .extracting(InstanceBody::ip).containsExactlyInAnyOrder("127.0.0.5", "127.0.0.7");
+    assertThat(call(ops, "service.list", "{\"namespace\":\"shop\"}", ServiceList.class).services())
+        .extracting(ServiceSummary::service, ServiceSummary::instanceCount).containsExactly(
+            org.assertj.core.groups.Tuple.tuple("orders", 2));
+
+    String ref = ",\"instance\":{\"ip\":\"127.0.0.7\",\"port\":8080}";
+    assertThat(call(ops, "admin.instance.patch", orders(ref + ",\"weight\":0"), InstanceBody.class).weight())
+        .isZero();
+    assertThat(call(ops, "admin.instance.update", orders(ref), InstanceBody.class).weight()).isEqualTo(1.0);
+    assertThat(call(app, "instance.deregister", orders(ref), DeregisterResult.class).removed()).isTrue();
+
+    call(ops, "admin.service.create", "{\"namespace\":\"shop\",\"service\":\"spare\"}");
+    assertThat(call(ops, "admin.service.delete", "{\"namespace\":\"shop\",\"service\":\"spare\"}"))
+        .isEqualTo("{\"deleted\":true}");
+
+    // The subscriber and the audit trail saw all of it, in order, over this transport.
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(events).extracting(ServiceEvent::type).containsSubsequence("SNAPSHOT", "SNAPSHOT", "UPSERT",
+          "UPSERT", "REMOVE", "UPSERT", "UPSERT", "UPSERT", "REMOVE");
+      assertThat(trace).extracting(TraceEvent::cause).containsSubsequence("SERVICE_ADMIN", "SERVICE_ADMIN",
+          "REGISTER", "REGISTER", "DEREGISTER", "REGISTER", "OVERRIDE", "OVERRIDE", "DEREGISTER", "SERVICE_ADMIN",
+          "SERVICE_ADMIN");
+    });
+    assertThat(events).extracting(ServiceEvent::revision).isSorted();
+    assertThat(used).as("every route of the contract").containsExactlyInAnyOrder(Route.values());
+
+    // Closing the connection releases what it registered, over either transport.
+    app.close();
+    await().atMost(WAIT).until(() -> call(ops, "service.query", orders(""), ServiceSnapshot.class).instances()
+        .isEmpty());
+    open.forEach(Disposable::dispose);
+  }
+}
