@@ -9,7 +9,6 @@ import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.ServiceSummary;
-import io.rsocket.RSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The HTTP endpoints and RSocket over WebSocket, on real sockets. */
+/** The HTTP endpoints, on real sockets (RSocket over WebSocket: ContractOverTransportsTest). */
 class HttpAndWebSocketTest {
   private final ServerFixture fixture = new ServerFixture();
   private final HttpClient http = HttpClient.newHttpClient();
