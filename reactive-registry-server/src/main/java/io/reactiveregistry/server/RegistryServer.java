@@ -159,6 +159,11 @@ public final class RegistryServer implements Disposable {
     return runtime;
   }
 
+  /** Durable storage, when the server keeps durable state on disk; for embedding and tests. */
+  public java.util.Optional<RatisStore> storage() {
+    return java.util.Optional.ofNullable(store);
+  }
+
   /** The server's meters, in Prometheus text format by {@link PrometheusMeterRegistry#scrape()}. */
   public PrometheusMeterRegistry meters() {
     return meters;
