@@ -151,7 +151,7 @@ class AdminEndToEndTest {
   }
 
   @Test
-  void theAuditTrailShowsEveryChangeWithItsCauseAndConnection() {
+  void theAuditTrailShowsAChangesCauseInstanceAndConnection() {
     WireClient ops = fixture.connect("ops");
     WireClient app = fixture.connect("orders-app");
 
