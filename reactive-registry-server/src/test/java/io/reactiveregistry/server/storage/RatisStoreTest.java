@@ -130,11 +130,27 @@ class RatisStoreTest {
   }
 
   @Test
-  void tooManyChangesWaitingRefusesFurtherDurableWritesAsBusy() throws Exception {
-    try (RatisStore store = RatisStore.open(new StorageConfig(dir, 0, 10_000, 0))) {
-      assertThatThrownBy(store::checkWritable)
-          .isInstanceOfSatisfying(StorageUnavailableException.class, e -> assertThat(e.busy()).isTrue())
-          .hasMessageContaining("retry");
+  void whenTheQueueFillsDurableWritesAreRefusedAsBusyUntilItDrains() throws Exception {
+    try (RatisStore store = RatisStore.open(new StorageConfig(dir, 0, 10_000, 50))) {
+      store.restored(RESTORE).block(RESTORE);
+      // Appends arrive far faster than the log commits them: the real queue fills up.
+      List<CompletableFuture<Void>> accepted = new ArrayList<>();
+      int refused = 0;
+      for (int i = 0; i < 2_000; i++) {
+        try {
+          store.checkWritable();
+          accepted.add(store.append(List.of(new InstanceSaved(db, instance("127.0.0.1", 1 + i))), i + 1));
+        } catch (StorageUnavailableException busy) {
+          assertThat(busy.busy()).isTrue();
+          assertThat(busy.getMessage()).contains("retry");
+          refused++;
+        }
+      }
+      assertThat(refused).as("writes refused while 50 waited").isPositive();
+      assertThat(accepted).isNotEmpty();
+      CompletableFuture.allOf(accepted.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+      assertThat(store.notDurable()).isZero();
+      store.checkWritable(); // drained: writable again
     }
   }
 }
