@@ -1,0 +1,289 @@
+package io.reactiveregistry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.storage.StorageConfig;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The README's tour, run line by line as the README writes it: every {@code $CLI} line of its
+ * command blocks is taken from README.md itself, and where the README shows what a line prints
+ * ({@code # {...}} under it, or the {@code json} block the watcher prints), the output must be
+ * exactly that. The test adds only {@code --target}, since its server listens on a free port, and
+ * {@code --take} to end streams a person would end with Ctrl-C. The lines that hold a connection
+ * or watch a stream run as separate processes, as in the README's terminals, and Ctrl-C is the
+ * end of that process.
+ */
+class ReadmeTourTest {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final String README = readme();
+
+  @TempDir
+  Path data;
+  private RegistryServer server;
+  private final List<Process> processes = new CopyOnWriteArrayList<>();
+
+  @AfterEach
+  void stop() {
+    processes.forEach(Process::destroyForcibly);
+    if (server != null) {
+      server.disposeNow(Duration.ofSeconds(10));
+    }
+  }
+
+  private static String readme() {
+    try {
+      return Files.readString(Path.of("../README.md"));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private void startServer() {
+    server = RegistryServer.start(ServerConfig.ephemeralLoopback().withStorage(StorageConfig.onDisk(data)))
+        .block(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void theFiveMinuteTourPrintsWhatTheReadmeSays() throws Exception {
+    startServer();
+    List<Line> tour = Line.parse(section("## A five-minute tour"));
+    Line watch = tour.get(0);
+    Line hold = tour.get(1);
+    assertThat(watch.args()).contains("service.subscribe", "--stream");
+    assertThat(hold.args()).contains("instance.register", "--hold");
+    String removeLine = jsonBlockAfter(section("## A five-minute tour"), "the watcher prints");
+
+    // Second terminal: the watcher. Third terminal: a registration held open.
+    List<String> watcherOut = new CopyOnWriteArrayList<>();
+    spawn(watch, watcherOut);
+    await().atMost(WAIT).until(() -> watcherOut.size() == 1);
+    assertThat(watcherOut.get(0)).startsWith("{\"type\":\"SNAPSHOT\"");
+    List<String> holderOut = new CopyOnWriteArrayList<>();
+    Process holder = spawn(hold, holderOut);
+    await().atMost(WAIT).until(() -> !holderOut.isEmpty());
+    assertThat(holderOut.get(0)).isEqualTo(hold.expected());
+    await().atMost(WAIT).until(() -> watcherOut.size() == 2);
+    assertThat(watcherOut.get(1)).startsWith("{\"type\":\"SNAPSHOT\"").contains("\"ip\":\"127.0.0.5\"");
+
+    holder.destroy(); // Ctrl-C in the third terminal
+    await().atMost(WAIT).until(() -> watcherOut.size() == 3);
+    assertThat(watcherOut.get(2)).isEqualTo(removeLine);
+
+    // The persistent instance, with a restart where the README says to stop and start the server.
+    List<Line> persistent = tour.subList(2, tour.size());
+    Line lastQuery = null;
+    for (Line line : persistent) {
+      if (line.before().contains("Stop the server")) {
+        server.disposeNow(Duration.ofSeconds(10));
+        startServer();
+        assertThat(lastQuery).isNotNull();
+        assertThat(run(lastQuery).out()).as("after the restart: " + lastQuery.text()).contains("\"ip\":\"127.0.0.9\"");
+      }
+      Result result = run(line);
+      boolean refusal = line.expected() != null && line.expected().startsWith("{\"code\"");
+      assertThat(result.exitCode()).as(line.text() + "\n" + result.err()).isEqualTo(refusal ? 1 : 0);
+      if (line.expected() != null) {
+        assertThat(refusal ? result.err() : result.out()).as(line.text()).isEqualTo(line.expected());
+      }
+      if (line.text().contains("service.query") && line.text().contains("postgres")) {
+        assertThat(result.out()).contains("\"ip\":\"127.0.0.9\"");
+        lastQuery = line;
+      }
+    }
+    assertThat(persistent).anySatisfy(line -> assertThat(line.before()).contains("Stop the server"));
+    assertThat(persistent).anySatisfy(line -> assertThat(line.expected()).startsWith("{\"code\""));
+  }
+
+  @Test
+  void theRsocketCliAndOperatorLinesRun() throws Exception {
+    startServer();
+    // The operator lines act on an instance 127.0.0.5:8080 of orders: one that stays.
+    run(Line.of("--route", "instance.register", "--data",
+        "{\"service\":\"orders\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}"));
+    List<Line> lines = new ArrayList<>(Line.parse(section("## Talking to the registry with an RSocket CLI")));
+    lines.addAll(Line.parse(section("## Operating the registry")));
+    assertThat(lines).hasSizeGreaterThanOrEqualTo(8);
+    for (Line line : lines) {
+      Result result = line.text().contains("admin.trace") ? runWhileOrdersChanges(line) : run(line);
+      assertThat(result.exitCode()).as(line.text() + "\n" + result.err()).isZero();
+      if (!line.args().contains("--fnf")) {
+        assertThat(result.out()).as(line.text()).startsWith("{");
+      }
+    }
+  }
+
+  /** The audit trail prints changes as they happen: make some until the line has its event. */
+  private Result runWhileOrdersChanges(Line line) throws Exception {
+    CompletableFuture<Result> trace = CompletableFuture.supplyAsync(() -> run(line));
+    for (int weight = 1; !trace.isDone() && weight < 100; weight++) {
+      Thread.sleep(100);
+      run(Line.of("--route", "admin.instance.patch", "--data", "{\"service\":\"orders\",\"instance\":"
+          + "{\"ip\":\"127.0.0.5\",\"port\":8080},\"weight\":" + weight + "}"));
+    }
+    return trace.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+  }
+
+  /** What one in-process run printed. */
+  private record Result(int exitCode, String out, String err) {}
+
+  private Result run(Line line) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = new CommandLine(new RegistryCli(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8))).execute(line.argsFor(server.tcpPort()));
+    return new Result(code, out.toString(StandardCharsets.UTF_8).strip(), err.toString(StandardCharsets.UTF_8).strip());
+  }
+
+  /** Runs a line in its own JVM, as a terminal would, collecting what it prints. */
+  private Process spawn(Line line, List<String> printed) throws IOException {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), RegistryCli.class.getName()));
+    command.addAll(List.of(line.argsFor(server.tcpPort())));
+    Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    processes.add(process);
+    Thread reader = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+          StandardCharsets.UTF_8))) {
+        for (String next = in.readLine(); next != null; next = in.readLine()) {
+          printed.add(next);
+        }
+      } catch (IOException ignored) {
+        // the process ended
+      }
+    }, "readme-tour-reader");
+    reader.setDaemon(true);
+    reader.start();
+    return process;
+  }
+
+  /** The text of a README section, from its heading to the next heading of the same level. */
+  private static String section(String heading) {
+    int start = README.indexOf("\n" + heading + "\n");
+    assertThat(start).as("README has '%s'", heading).isNotNegative();
+    int end = README.indexOf("\n## ", start + heading.length() + 2);
+    return README.substring(start, end < 0 ? README.length() : end);
+  }
+
+  /** The single line of the first ```json block after {@code marker}. */
+  private static String jsonBlockAfter(String text, String marker) {
+    int at = text.indexOf(marker);
+    int open = text.indexOf("```json\n", at);
+    int close = text.indexOf("\n```", open + 8);
+    return text.substring(open + "```json\n".length(), close).strip();
+  }
+
+  /**
+   * One {@code $CLI} command of a README block: its words as a shell would split them, what the
+   * README shows it prints (the {@code # {...}} line under it), and the comment lines above it.
+   */
+  record Line(String text, List<String> args, String expected, String before) {
+    static Line of(String... args) {
+      return new Line(String.join(" ", args), List.of(args), null, "");
+    }
+
+    /** Arguments for a server on {@code port}; a stream the README leaves open ends after its first event. */
+    String[] argsFor(int port) {
+      List<String> result = new ArrayList<>(args);
+      int target = result.indexOf("--target");
+      if (target >= 0) {
+        result.remove(target + 1);
+        result.remove(target);
+      }
+      result.addAll(0, List.of("--target", "tcp://127.0.0.1:" + port));
+      boolean watchedInATerminal = text.contains("--hold") || before.contains("Watch the service");
+      if (result.contains("--stream") && !result.contains("--take") && !watchedInATerminal) {
+        result.addAll(List.of("--take", "1"));
+      }
+      return result.toArray(String[]::new);
+    }
+
+    static List<Line> parse(String section) {
+      List<Line> lines = new ArrayList<>();
+      boolean inShell = false;
+      StringBuilder comments = new StringBuilder();
+      String[] raw = section.split("\n");
+      for (int i = 0; i < raw.length; i++) {
+        String line = raw[i];
+        if (line.startsWith("```")) {
+          inShell = line.equals("```sh");
+          comments.setLength(0);
+          continue;
+        }
+        if (!inShell) {
+          continue;
+        }
+        if (line.startsWith("#")) {
+          comments.append(line).append('\n');
+          continue;
+        }
+        if (!line.startsWith("$CLI ")) {
+          continue;
+        }
+        StringBuilder command = new StringBuilder(line);
+        while (command.toString().endsWith("\\") && i + 1 < raw.length) {
+          command.setLength(command.length() - 1);
+          command.append(' ').append(raw[++i].strip());
+        }
+        String expected = i + 1 < raw.length && raw[i + 1].startsWith("# {") ? raw[i + 1].substring(2) : null;
+        List<String> words = words(command.substring("$CLI ".length()));
+        lines.add(new Line(command.toString(), words, expected, comments.toString()));
+        comments.setLength(0);
+      }
+      return lines;
+    }
+
+    /** Splits like a POSIX shell for what the README uses: single quotes, and a comment after #. */
+    private static List<String> words(String command) {
+      List<String> words = new ArrayList<>();
+      StringBuilder word = null;
+      boolean quoted = false;
+      for (int i = 0; i < command.length(); i++) {
+        char c = command.charAt(i);
+        if (quoted) {
+          if (c == '\'') {
+            quoted = false;
+          } else {
+            word.append(c);
+          }
+        } else if (c == '\'') {
+          quoted = true;
+          word = word == null ? new StringBuilder() : word;
+        } else if (Character.isWhitespace(c)) {
+          if (word != null) {
+            words.add(word.toString());
+            word = null;
+          }
+        } else if (c == '#' && word == null) {
+          break;
+        } else {
+          word = word == null ? new StringBuilder() : word;
+          word.append(c);
+        }
+      }
+      if (word != null) {
+        words.add(word.toString());
+      }
+      return words;
+    }
+  }
+}
