@@ -41,9 +41,14 @@ class SimulationsTest {
   @AfterAll
   static void stop() {
     server.disposeNow(Duration.ofSeconds(5));
+    assertThat(ran).as("every built-in simulation is run here").containsExactlyInAnyOrderElementsOf(BuiltIn.names());
   }
 
+  /** The simulations this class ran: every built-in one must be among them. */
+  private static final java.util.Set<String> ran = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private RunResult run(String simulation, String... params) {
+    ran.add(simulation);
     Map<String, String> given = new HashMap<>();
     for (int i = 0; i < params.length; i += 2) {
       given.put(params[i], params[i + 1]);
@@ -108,7 +113,7 @@ class SimulationsTest {
   @Test
   void subscriptionFanOutDeliversEveryChangeToEverySubscriber() throws Exception {
     RunResult result = run("SubscriptionFanOut", "subscribers", "20", "updates", "10", "interval-ms", "50",
-        "warmup-ms", "1000");
+        "warmup-ms", "10000");
 
     assertThat(stats(result, "subscribe").ok()).isEqualTo(20);
     assertThat(stats(result, "update").ok()).isEqualTo(10);
@@ -148,6 +153,51 @@ class SimulationsTest {
     assertThat(stats(result, "query").meanRatePerSec()).isBetween(150.0, 800.0);
     assertThat(result.passed()).isTrue();
     reportOf(result);
+  }
+
+  @Test
+  void queryStormRunsEveryQueryAsFastAsTheServerAnswers() throws Exception {
+    RunResult result = run("QueryStorm", "users", "2", "queries", "500", "concurrency", "8");
+
+    assertThat(stats(result, "query").ok()).isEqualTo(1_000);
+    assertThat(result.assertions()).extracting(Assertion.Result::description)
+        .contains("successful query >= 1000");
+    assertThat(result.passed()).isTrue();
+    reportOf(result);
+  }
+
+  @Test
+  void anErrorRateOverNoRequestsFails() {
+    Assertion.Result result = Assertion.errorPercent("*").lessThan(0.1).evaluate(java.util.List.of());
+
+    assertThat(result.passed()).isFalse();
+    assertThat(result.actual()).isEqualTo("no requests");
+  }
+
+  @Test
+  void usersCutOffByTheMaximumDurationCountAsFailed() {
+    RunResult result = run("RegistrationStorm", "users", "3", "instances", "1", "hold-ms", "10000",
+        "max-duration-ms", "500");
+
+    assertThat(stats(result, "scenario:deploy").ko()).isEqualTo(3);
+    assertThat(result.passed()).isFalse();
+  }
+
+  @Test
+  void churnAndQueryLoadFailWhenTheyDoNotSeeWhatTheyMeasure() {
+    // Figures of a run in which every connect and register worked but nothing was measured.
+    io.reactiveregistry.loadtest.metrics.Metrics measured = new io.reactiveregistry.loadtest.metrics.Metrics();
+    long now = System.nanoTime();
+    measured.record("connect", now, now + 1_000, true);
+    measured.record("register", now, now + 1_000, true);
+    for (String simulation : java.util.List.of("ChurnWithSubscribers", "QueryLoad")) {
+      java.util.List<Assertion.Result> results = BuiltIn.build(simulation, new Params(Map.of())).assertions().stream()
+          .map(assertion -> assertion.evaluate(measured.stats())).toList();
+      assertThat(results).as(simulation).anySatisfy(r -> {
+        assertThat(r.description()).startsWith("successful ");
+        assertThat(r.passed()).isFalse();
+      });
+    }
   }
 
   @Test

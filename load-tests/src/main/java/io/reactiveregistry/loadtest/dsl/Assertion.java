@@ -65,9 +65,14 @@ public abstract class Assertion {
               ko += s.ko();
             }
           }
-          double actual = count == 0 ? 0 : 100.0 * ko / count;
-          return new Result(String.format(Locale.ROOT, "errors of %s < %s %%", request, trim(percent)),
-              actual < percent, String.format(Locale.ROOT, "%.3f %% (%d of %d)", actual, ko, count));
+          String description = String.format(Locale.ROOT, "errors of %s < %s %%", request, trim(percent));
+          if (count == 0) {
+            // No request, no error rate: a run that sent nothing has not shown it works.
+            return new Result(description, false, "no requests");
+          }
+          double actual = 100.0 * ko / count;
+          return new Result(description, actual < percent,
+              String.format(Locale.ROOT, "%.3f %% (%d of %d)", actual, ko, count));
         }
       };
     }

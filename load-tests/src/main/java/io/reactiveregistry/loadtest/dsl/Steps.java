@@ -216,6 +216,20 @@ public final class Steps {
     }
   }
 
+  /**
+   * Waits until {@code count} successful {@code request}s have been recorded by all users together
+   * (say, every subscriber has its first SNAPSHOT), checking every 10 ms; fails after {@code max}.
+   * A scenario that needs others to be ready waits for exactly that, not for a guessed pause.
+   */
+  public static Step awaitOk(String request, long count, Duration max) {
+    return user -> Flux.interval(Duration.ZERO, Duration.ofMillis(10))
+        .filter(tick -> user.metrics().okCount(request) >= count)
+        .next()
+        .timeout(max, Mono.error(() -> new IllegalStateException("fewer than " + count + " successful " + request
+            + " within " + max + " (" + user.metrics().okCount(request) + ")")))
+        .then();
+  }
+
   public static Step pause(Duration duration) {
     return user -> Mono.delay(duration).then();
   }

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,27 +47,43 @@ public final class Runner {
     Metrics measured = new Metrics();
     Map<String, Long> closeMarks = VirtualUser.newCloseMarks();
     AtomicInteger ids = new AtomicInteger();
+    AtomicInteger cancelled = new AtomicInteger();
     List<VirtualUser> everyone = java.util.Collections.synchronizedList(new ArrayList<>());
     List<Mono<Void>> users = new ArrayList<>();
     for (Scenario.Population population : simulation.populations()) {
+      String scenario = "scenario:" + population.scenario().name();
       for (Duration offset : population.injection().offsets()) {
+        AtomicBoolean ended = new AtomicBoolean();
+        long[] startedAt = {0};
         users.add(Mono.delay(offset).then(Mono.defer(() -> {
           VirtualUser user = new VirtualUser(ids.getAndIncrement(), target, measured, closeMarks);
           everyone.add(user);
           measured.userStarted();
           long start = System.nanoTime();
+          startedAt[0] = start;
           return population.run(user)
               .doOnError(e -> {
-                measured.recordKo("scenario:" + population.scenario().name(), start);
+                ended.set(true);
+                measured.recordKo(scenario, start);
                 log.warn("user {} of {} failed: {}", user.id(), population.scenario().name(), e.toString());
               })
-              .doOnSuccess(v -> measured.recordOk("scenario:" + population.scenario().name(), start))
+              .doOnSuccess(v -> {
+                ended.set(true);
+                measured.recordOk(scenario, start);
+              })
               .onErrorResume(e -> Mono.empty())
               .doFinally(signal -> {
                 user.dispose();
                 measured.userEnded();
               });
-        })));
+        })).doOnCancel(() -> {
+          // Cut off by the maximum duration (or never started before it): it did not do what the
+          // simulation measures, so it counts as failed.
+          if (ended.compareAndSet(false, true)) {
+            measured.recordKo(scenario, startedAt[0] == 0 ? System.nanoTime() : startedAt[0]);
+            cancelled.incrementAndGet();
+          }
+        }));
       }
     }
     Instant startedAt = Instant.now();
@@ -77,6 +94,10 @@ public final class Runner {
         .take(simulation.maxDuration())
         .then()
         .block();
+    if (cancelled.get() > 0) {
+      log.warn("{} user(s) had not completed their scenario when the maximum duration of {} passed: counted as "
+          + "failed", cancelled.get(), simulation.maxDuration());
+    }
     everyone.forEach(VirtualUser::dispose);
     measured.finish();
     double cpuAfter = serverPid == null ? -1 : ServerCpu.cpuSeconds(serverPid);

@@ -65,6 +65,12 @@ public final class Metrics {
     }
   }
 
+  /** Successful requests of {@code name} recorded so far, by every user. */
+  public long okCount(String name) {
+    Series s = series.get(name);
+    return s == null ? 0 : s.ok.get();
+  }
+
   public void recordOk(String name, long startNanos) {
     record(name, startNanos, System.nanoTime(), true);
   }

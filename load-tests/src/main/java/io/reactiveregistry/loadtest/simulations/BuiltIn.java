@@ -7,6 +7,7 @@ import static io.reactiveregistry.loadtest.dsl.Assertion.throughput;
 import static io.reactiveregistry.loadtest.dsl.Injection.atOnceUsers;
 import static io.reactiveregistry.loadtest.dsl.Injection.constantUsersPerSec;
 import static io.reactiveregistry.loadtest.dsl.Scenario.scenario;
+import static io.reactiveregistry.loadtest.dsl.Steps.awaitOk;
 import static io.reactiveregistry.loadtest.dsl.Steps.closeAbruptly;
 import static io.reactiveregistry.loadtest.dsl.Steps.connect;
 import static io.reactiveregistry.loadtest.dsl.Steps.heartbeatBurst;
@@ -88,14 +89,16 @@ public final class BuiltIn {
     int subscribers = p.integer("subscribers", 1_000);
     int updates = p.integer("updates", 100);
     Duration interval = p.millis("interval-ms", 100);
-    Duration warmup = p.millis("warmup-ms", 3_000);
+    Duration warmup = p.millis("warmup-ms", 3_000); // at most this long for every subscriber's SNAPSHOT
     Duration hold = warmup.plus(interval.multipliedBy(updates)).plusSeconds(2);
     return Simulation.named("SubscriptionFanOut")
         .setUp(
             scenario("subscribers").exec(connect()).exec(subscribe("fanout", hold)).inject(atOnceUsers(subscribers)),
             // The publisher creates the service first: a service that appears reaches its
-            // subscribers as a fresh SNAPSHOT, and only UPSERTs of existing ones are timed.
-            scenario("publisher").exec(connect()).exec(register("fanout", 1, 1)).exec(pause(warmup))
+            // subscribers as a fresh SNAPSHOT, and only UPSERTs of existing ones are timed. It
+            // publishes once every subscriber has its first SNAPSHOT.
+            scenario("publisher").exec(connect()).exec(register("fanout", 1, 1))
+                .exec(awaitOk("subscribe", subscribers, warmup))
                 .exec(publishUpdates("fanout", updates, interval)).inject(atOnceUsers(1)))
         .maxDuration(hold.plusSeconds(30))
         .assertions(withOptional(p, "push",
@@ -117,7 +120,9 @@ public final class BuiltIn {
                 .exec(register("churn", instances, instances)).exec(pause(lifetime)).exec(closeAbruptly())
                 .inject(constantUsersPerSec(rate).during(duration)))
         .maxDuration(hold.plusSeconds(30))
-        .assertions(withOptional(p, "close-to-remove", errorPercent("*").lessThan(0.1)));
+        // Every subscriber hears of every instance of every churner that crashed.
+        .assertions(withOptional(p, "close-to-remove", errorPercent("*").lessThan(0.1),
+            count("close-to-remove").atLeast((long) subscribers * arrivals(rate, duration) * instances)));
   }
 
   /** Every client loses its connection at once and comes back: registrations and watches must return. */
@@ -143,7 +148,8 @@ public final class BuiltIn {
             .exec(pause(Duration.ofMillis(500))).exec(queryAtRate("catalog", rate, duration))
             .inject(atOnceUsers(users)))
         .maxDuration(duration.plusSeconds(60))
-        .assertions(withOptional(p, "query", errorPercent("*").lessThan(0.1)));
+        .assertions(withOptional(p, "query", errorPercent("*").lessThan(0.1),
+            count("query").atLeast(users * arrivals(rate, duration))));
   }
 
   /** Read traffic as fast as the server answers (a closed model): its query capacity. */
@@ -168,6 +174,11 @@ public final class BuiltIn {
         .setUp(scenario("idle").exec(connect()).exec(pause(hold)).inject(atOnceUsers(users)))
         .maxDuration(hold.plusSeconds(60))
         .assertions(errorPercent("*").lessThan(0.1), count("connect").atLeast(users));
+  }
+
+  /** How many arrivals {@code perSecond} over {@code during} makes, as the injection and queryAtRate count them. */
+  private static long arrivals(double perSecond, Duration during) {
+    return (long) (perSecond * during.toNanos() / 1e9);
   }
 
   /** The simulation's own assertions, plus {@code --p99-ms} and {@code --min-throughput} when given. */
