@@ -214,6 +214,26 @@ class SimulationsTest {
   }
 
   @Test
+  void aServerCpuTargetPassesOrFailsOnTheMeasuredCpuAndFailsWhenNothingWasMeasured() {
+    java.net.URI metrics = java.net.URI.create("http://127.0.0.1:" + server.httpPort() + "/metrics");
+    Target target = new Target("127.0.0.1", server.tcpPort());
+    Params generous = new Params(Map.of("users", "2", "instances", "50", "max-server-cpu-us", "1000000"));
+    Params impossible = new Params(Map.of("users", "2", "instances", "50", "max-server-cpu-us", "0.000001"));
+
+    assertThat(Runner.run(BuiltIn.build("RegistrationStorm", generous), target, generous.used(), null, metrics)
+        .passed()).isTrue();
+    RunResult tooMuch = Runner.run(BuiltIn.build("RegistrationStorm", impossible), target, impossible.used(), null,
+        metrics);
+    assertThat(tooMuch.passed()).isFalse();
+    assertThat(tooMuch.assertions()).filteredOn(r -> r.description().startsWith("server CPU per register"))
+        .singleElement().satisfies(r -> assertThat(r.actual()).endsWith("µs"));
+    RunResult unmeasured = Runner.run(BuiltIn.build("RegistrationStorm", generous), target, generous.used(), null);
+    assertThat(unmeasured.passed()).isFalse();
+    assertThat(unmeasured.assertions()).extracting(Assertion.Result::actual)
+        .contains("server CPU not measured (give --server-pid)");
+  }
+
+  @Test
   void anUnreachableMetricsEndpointIsLeftOutQuietly() {
     Params p = new Params(Map.of("users", "1", "instances", "1"));
     RunResult result = Runner.run(BuiltIn.build("RegistrationStorm", p), new Target("127.0.0.1", server.tcpPort()),

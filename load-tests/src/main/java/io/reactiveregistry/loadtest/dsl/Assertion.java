@@ -17,6 +17,18 @@ public abstract class Assertion {
 
   public abstract Result evaluate(List<RequestStats> stats);
 
+  /**
+   * Evaluates with the server's CPU time over the run, in seconds, when it was measured
+   * ({@code --server-pid} or the server's metrics endpoint), else null. Most assertions ignore it.
+   */
+  public Result evaluate(List<RequestStats> stats, Double serverCpuSeconds) {
+    return evaluate(stats);
+  }
+
+  public static ServerCpuBuilder serverCpuPerRequest(String request) {
+    return new ServerCpuBuilder(request);
+  }
+
   public static PercentileBuilder percentile(String request, double percentile) {
     return new PercentileBuilder(request, percentile);
   }
@@ -98,6 +110,34 @@ public abstract class Assertion {
         public Result evaluate(List<RequestStats> stats) {
           long actual = find(stats, request).map(RequestStats::ok).orElse(0L);
           return new Result("successful " + request + " >= " + expected, actual >= expected, Long.toString(actual));
+        }
+      };
+    }
+  }
+
+  /** The server's CPU time over the run divided by the successful requests of one kind. */
+  public record ServerCpuBuilder(String request) {
+    public Assertion atMostMicros(double micros) {
+      return new Assertion() {
+        private final String description = String.format(Locale.ROOT, "server CPU per %s <= %s µs", request,
+            trim(micros));
+
+        @Override
+        public Result evaluate(List<RequestStats> stats) {
+          return new Result(description, false, "server CPU not measured (give --server-pid)");
+        }
+
+        @Override
+        public Result evaluate(List<RequestStats> stats, Double serverCpuSeconds) {
+          long ok = find(stats, request).map(RequestStats::ok).orElse(0L);
+          if (serverCpuSeconds == null) {
+            return evaluate(stats);
+          }
+          if (ok == 0) {
+            return new Result(description, false, "no successful " + request);
+          }
+          double actual = serverCpuSeconds * 1e6 / ok;
+          return new Result(description, actual <= micros, String.format(Locale.ROOT, "%.2f µs", actual));
         }
       };
     }

@@ -181,7 +181,10 @@ public final class BuiltIn {
     return (long) (perSecond * during.toNanos() / 1e9);
   }
 
-  /** The simulation's own assertions, plus {@code --p99-ms} and {@code --min-throughput} when given. */
+  /**
+   * The simulation's own assertions, plus {@code --p99-ms}, {@code --min-throughput} and
+   * {@code --max-server-cpu-us} (server CPU per request, needs the server's CPU) when given.
+   */
   private static Assertion[] withOptional(Params p, String request, Assertion... base) {
     List<Assertion> all = new ArrayList<>(List.of(base));
     Double p99 = p.optional("p99-ms");
@@ -191,6 +194,10 @@ public final class BuiltIn {
     Double minThroughput = p.optional("min-throughput");
     if (minThroughput != null) {
       all.add(throughput(request).greaterThan(minThroughput));
+    }
+    Double maxCpu = p.optional("max-server-cpu-us");
+    if (maxCpu != null) {
+      all.add(Assertion.serverCpuPerRequest(request).atMostMicros(maxCpu));
     }
     return all.toArray(Assertion[]::new);
   }
