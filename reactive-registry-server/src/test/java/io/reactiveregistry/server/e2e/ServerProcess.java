@@ -3,13 +3,14 @@ package io.reactiveregistry.server.e2e;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The server as a separate JVM, started from the test class path with a data directory, so that
@@ -28,36 +29,37 @@ final class ServerProcess implements AutoCloseable {
     this.httpPort = httpPort;
   }
 
-  static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
+  /** "listening: rsocket+tcp://127.0.0.1:7070, rsocket+ws://127.0.0.1:7071/rsocket, http://127.0.0.1:7080". */
+  private static final Pattern LISTENING = Pattern.compile(
+      "listening: rsocket\\+tcp://[^ ]+:(\\d+), rsocket\\+ws://[^ ]+:\\d+/rsocket, http://[^ ]+:(\\d+)");
 
-  /** Starts a server on free loopback ports and waits until it accepts connections. */
+  /**
+   * Starts a server and waits until it accepts connections. Every port is 0, picked by the
+   * server itself when it binds, and read back from its log: a port chosen here and handed over
+   * could be taken by another process in between.
+   */
   static ServerProcess start(Path dataDir, Path log, String... extraArgs) throws IOException {
-    int port = freePort();
-    int httpPort = freePort();
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
         "-cp", System.getProperty("java.class.path"), "io.reactiveregistry.server.Main",
-        "--host", "127.0.0.1", "--port", Integer.toString(port), "--ws-port", Integer.toString(freePort()),
-        "--http-port", Integer.toString(httpPort), "--raft-port", Integer.toString(freePort()),
+        "--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", "--raft-port", "0",
         "--data-dir", dataDir.toString()));
     command.addAll(List.of(extraArgs));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    ServerProcess server = new ServerProcess(process, log, port, httpPort);
     try {
       await().atMost(Duration.ofSeconds(60))
-          .until(() -> !process.isAlive() || Files.readString(server.log).contains("listening"));
+          .until(() -> !process.isAlive() || LISTENING.matcher(Files.readString(log)).find());
       if (!process.isAlive()) {
         throw new IllegalStateException("the server exited at start:\n" + Files.readString(log));
       }
+      Matcher listening = LISTENING.matcher(Files.readString(log));
+      listening.find();
+      return new ServerProcess(process, log, Integer.parseInt(listening.group(1)),
+          Integer.parseInt(listening.group(2)));
     } catch (RuntimeException e) {
       process.destroyForcibly();
       throw e;
     }
-    return server;
   }
 
   int port() {
@@ -74,8 +76,13 @@ final class ServerProcess implements AutoCloseable {
 
   /** SIGTERM, and wait for the process to end. */
   void terminate() throws InterruptedException {
+    terminate(Duration.ofSeconds(30));
+  }
+
+  /** SIGTERM; whether the process ended within {@code limit}. */
+  boolean terminate(Duration limit) throws InterruptedException {
     process.destroy();
-    process.waitFor(30, TimeUnit.SECONDS);
+    return process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** SIGKILL: no shutdown hook runs, nothing is flushed or closed. */
