@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.arch;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClass;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -30,11 +31,29 @@ class ArchitectureTest {
       .should().dependOnClassesThat().resideInAnyPackage("io.rsocket..", "io.netty..", "reactor..",
           "com.fasterxml.jackson..");
 
+  /**
+   * Any way of reading the machine's clock: {@code System.currentTimeMillis/nanoTime}, every
+   * {@code now()} of java.time, {@code Clock.system*}, {@code InstantSource.system()}, and
+   * {@code new Date()}.
+   */
+  static final DescribedPredicate<JavaCall<?>> readsTheWallClock = new DescribedPredicate<>("read the wall clock") {
+    @Override
+    public boolean test(JavaCall<?> call) {
+      String owner = call.getTargetOwner().getName();
+      String name = call.getName();
+      return owner.equals(System.class.getName()) && (name.equals("currentTimeMillis") || name.equals("nanoTime"))
+          || owner.startsWith("java.time.") && name.equals("now")
+          || owner.equals(java.time.Clock.class.getName()) && name.startsWith("system")
+          || owner.equals(java.time.InstantSource.class.getName()) && name.equals("system")
+          || owner.equals(java.util.Date.class.getName()) && name.equals("<init>") && call.getTarget()
+              .getRawParameterTypes().isEmpty();
+    }
+  };
+
   @ArchTest
   static final ArchRule coreReadsNoWallClock = noClasses()
       .that().resideInAPackage("io.reactiveregistry.server.core..")
-      .should().callMethod(System.class, "currentTimeMillis")
-      .orShould().callMethod(System.class, "nanoTime")
+      .should().callCodeUnitWhere(readsTheWallClock)
       .because("time in the core is the InstantSource it is handed");
 
   @ArchTest
