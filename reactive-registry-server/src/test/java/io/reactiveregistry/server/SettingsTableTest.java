@@ -1,0 +1,132 @@
+package io.reactiveregistry.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * Every setting, one row each: its built-in default is the one {@link ServerConfig#DEFAULTS}
+ * holds, and a flag wins over the environment variable, which wins over the configuration file,
+ * which wins over the default. The table must name every option the server has; the README and
+ * {@code --help} must name every one too.
+ */
+class SettingsTableTest {
+  @TempDir
+  Path dir;
+
+  /** A setting, three values (file, environment, flag) and where it lands in the configuration. */
+  record Setting(String flag, String inFile, String inEnvironment, String onFlag, Function<ServerConfig, Object> read,
+      Function<String, Object> expected) {
+    @Override
+    public String toString() {
+      return flag;
+    }
+  }
+
+  private static Setting setting(String flag, String a, String b, String c, Function<ServerConfig, Object> read,
+      Function<String, Object> expected) {
+    return new Setting(flag, a, b, c, read, expected);
+  }
+
+  private static Setting integer(String flag, String a, String b, String c, Function<ServerConfig, Object> read) {
+    return setting(flag, a, b, c, read, Integer::valueOf);
+  }
+
+  private static Setting millis(String flag, String a, String b, String c, Function<ServerConfig, Object> read) {
+    return setting(flag, a, b, c, read, value -> Duration.ofMillis(Long.parseLong(value)));
+  }
+
+  static Stream<Setting> settings() {
+    return Stream.of(
+        setting("--host", "127.0.0.2", "127.0.0.3", "127.0.0.4", ServerConfig::host, value -> value),
+        integer("--port", "7100", "7200", "7300", ServerConfig::tcpPort),
+        integer("--ws-port", "7101", "7201", "7301", ServerConfig::webSocketPort),
+        integer("--http-port", "7102", "7202", "7302", ServerConfig::httpPort),
+        integer("--max-payload-bytes", "2048", "4096", "8192", c -> c.limits().maxPayloadBytes()),
+        integer("--max-instances-per-connection", "11", "12", "13", ServerConfig::maxInstancesPerConnection),
+        integer("--max-subscriptions-per-connection", "21", "22", "23",
+            c -> c.limits().maxSubscriptionsPerConnection()),
+        integer("--max-outbound-backlog-bytes", "100000", "200000", "300000",
+            c -> c.limits().maxOutboundBacklogBytes()),
+        integer("--max-pending-events", "31", "32", "33", ServerConfig::maxPendingEvents),
+        setting("--heartbeat-interval-ms", "4000", "3000", "2000", c -> c.heartbeat().intervalMs(), Long::valueOf),
+        setting("--heartbeat-timeout-ms", "16000", "17000", "18000", c -> c.heartbeat().timeoutMs(), Long::valueOf),
+        setting("--delete-timeout-ms", "31000", "32000", "33000", c -> c.heartbeat().deleteTimeoutMs(), Long::valueOf),
+        millis("--empty-service-cleanup-ms", "61000", "62000", "63000", c -> c.lifecycle().emptyServiceCleanup()),
+        millis("--override-retention-ms", "601000", "602000", "603000", c -> c.lifecycle().overrideRetention()),
+        setting("--self-preservation", "false", "true", "false", c -> c.lifecycle().selfPreservation(),
+            Boolean::valueOf),
+        millis("--self-preservation-window-ms", "61000", "62000", "63000",
+            c -> c.lifecycle().selfPreservationWindow()),
+        setting("--self-preservation-threshold", "0.5", "0.6", "0.7",
+            c -> c.lifecycle().selfPreservationThreshold(), Double::valueOf),
+        millis("--health-check-interval-ms", "6000", "7000", "8000", c -> c.healthChecks().interval()),
+        millis("--health-check-timeout-ms", "2100", "2200", "2300", c -> c.healthChecks().timeout()),
+        integer("--health-check-concurrency", "65", "66", "67", c -> c.healthChecks().concurrency()),
+        setting("--data-dir", "d1", "d2", "d3", c -> c.storage().dataDir(), Path::of),
+        integer("--raft-port", "7191", "7192", "7193", c -> c.storage().raftPort()),
+        setting("--snapshot-every", "101", "102", "103", c -> c.storage().snapshotEvery(), Long::valueOf),
+        setting("--in-memory", "true", "false", "true", c -> !c.storage().durable(), Boolean::valueOf));
+  }
+
+  private ServerConfig parse(Map<String, String> environment, String... args) {
+    CommandLine commandLine = Main.commandLine(args, environment);
+    commandLine.parseArgs(args);
+    return ((Main) commandLine.getCommand()).toConfig();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("settings")
+  void aFlagWinsOverTheEnvironmentWhichWinsOverTheFileWhichWinsOverTheDefault(Setting setting) throws Exception {
+    String key = setting.flag().substring(2);
+    String variable = ConfigSources.variable(setting.flag());
+    Path file = dir.resolve("registry.properties");
+    Files.writeString(file, key + "=" + setting.inFile() + "\n");
+
+    assertThat(setting.read().apply(parse(Map.of()))).as("the built-in default is ServerConfig.DEFAULTS'")
+        .isEqualTo(setting.read().apply(ServerConfig.DEFAULTS));
+    assertThat(setting.read().apply(parse(Map.of(), "--config-file", file.toString())))
+        .isEqualTo(setting.expected().apply(setting.inFile()));
+    assertThat(setting.read().apply(parse(Map.of(variable, setting.inEnvironment(),
+        ConfigSources.FILE_VARIABLE, file.toString())))).isEqualTo(setting.expected().apply(setting.inEnvironment()));
+    assertThat(setting.read().apply(parse(Map.of(variable, setting.inEnvironment()), "--config-file", file.toString(),
+        setting.flag(), setting.onFlag()))).isEqualTo(setting.expected().apply(setting.onFlag()));
+  }
+
+  private static Set<String> options() {
+    return new CommandLine(new Main()).getCommandSpec().options().stream().map(OptionSpec::longestName)
+        .filter(name -> !List.of("--help", "--version", "--config-file").contains(name))
+        .collect(Collectors.toSet());
+  }
+
+  @Test
+  void theTableHasEveryOptionAndTheReadmeAndHelpNameEachWithItsVariable() throws Exception {
+    assertThat(settings().map(Setting::flag).collect(Collectors.toSet())).isEqualTo(options());
+
+    StringWriter help = new StringWriter();
+    CommandLine commandLine = Main.commandLine(new String[] {"--help"}, Map.of());
+    commandLine.setOut(new PrintWriter(help));
+    assertThat(commandLine.execute("--help")).isZero();
+    String readme = Files.readString(Path.of("../README.md"));
+    for (String option : options()) {
+      assertThat(help.toString()).as("--help").contains(option);
+      assertThat(readme).as("README").contains("`" + option + "`").contains("`" + ConfigSources.variable(option) + "`");
+    }
+  }
+}
