@@ -41,7 +41,8 @@ final class ServerProcess implements AutoCloseable {
   static ServerProcess start(Path dataDir, Path log, String... extraArgs) throws IOException {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-        "-cp", System.getProperty("java.class.path"), "io.reactiveregistry.server.Main",
+        "-XX:+AllowRedefinitionToAddDeleteMethods",
+        "-cp", System.getProperty("java.class.path"), BlockHoundMain.class.getName(),
         "--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", "--raft-port", "0",
         "--data-dir", dataDir.toString()));
     command.addAll(List.of(extraArgs));
@@ -51,6 +52,9 @@ final class ServerProcess implements AutoCloseable {
           .until(() -> !process.isAlive() || LISTENING.matcher(Files.readString(log)).find());
       if (!process.isAlive()) {
         throw new IllegalStateException("the server exited at start:\n" + Files.readString(log));
+      }
+      if (!Files.readString(log).contains(BlockHoundMain.ACTIVE)) {
+        throw new IllegalStateException("blocking detection is not on in the server process:\n" + Files.readString(log));
       }
       Matcher listening = LISTENING.matcher(Files.readString(log));
       listening.find();
@@ -85,14 +89,24 @@ final class ServerProcess implements AutoCloseable {
     return process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /** Fails if the server blocked a thread that must never block, at any time so far. */
+  void assertNothingBlocked() throws IOException {
+    String text = Files.readString(log);
+    if (text.contains(BlockHoundMain.BLOCKED)) {
+      throw new AssertionError("the server process blocked a non-blocking thread:\n" + text);
+    }
+  }
+
   /** SIGKILL: no shutdown hook runs, nothing is flushed or closed. */
   void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** Kills the process, then fails if it ever blocked a non-blocking thread. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() throws InterruptedException, IOException {
     kill();
+    assertNothingBlocked();
   }
 }

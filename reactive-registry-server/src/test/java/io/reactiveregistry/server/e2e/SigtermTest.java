@@ -30,6 +30,7 @@ class SigtermTest {
       await().atMost(Duration.ofSeconds(5)).until(() -> signals.size() > 1);
       assertThat(signals).containsExactly("event", "complete");
       assertThat(server.log()).contains("shutting down");
+      server.assertNothingBlocked(); // the graceful stop included
       watcher.close();
     } finally {
       server.kill();

@@ -1,0 +1,50 @@
+package io.reactiveregistry.server.e2e;
+
+import io.reactiveregistry.server.Main;
+import java.time.Duration;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The server's {@link Main} with blocking detection on, for the server processes tests start:
+ * BlockHound installed with the same allowances as the test JVM ({@code NonBlockingAllowances},
+ * found by its service loader), every blocking call on a non-blocking thread logged as
+ * {@value #BLOCKED} (and failing that call, as in the tests), and a self-check that proves it is on
+ * before the server starts ({@value #ACTIVE}).
+ */
+public final class BlockHoundMain {
+  static final String ACTIVE = "blockhound: active";
+  static final String BLOCKED = "blockhound: blocking call";
+
+  private BlockHoundMain() {}
+
+  /** True during the self-check, whose blocking call is expected and not reported. */
+  private static volatile boolean checking = true;
+
+  public static void main(String[] args) {
+    BlockHound.builder()
+        .loadIntegrations()
+        .blockingMethodCallback(method -> {
+          if (!checking) {
+            System.out.println(BLOCKED + " " + method + " on " + Thread.currentThread().getName());
+          }
+          throw new Error("Blocking call! " + method);
+        })
+        .install();
+    try {
+      Mono.fromCallable(() -> {
+        Thread.sleep(1);
+        return 1;
+      }).subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(5));
+      throw new IllegalStateException("BlockHound did not detect a sleep on a parallel thread");
+    } catch (RuntimeException | Error detected) {
+      if (!String.valueOf(detected.getMessage()).contains("Blocking call")) {
+        throw detected;
+      }
+      checking = false;
+      System.out.println(ACTIVE);
+    }
+    Main.main(args);
+  }
+}
