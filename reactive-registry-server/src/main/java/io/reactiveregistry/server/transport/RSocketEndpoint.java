@@ -17,6 +17,7 @@ import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.transport.netty.server.WebsocketRouteTransport;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
+import reactor.netty.NettyPipeline;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.WebsocketServerSpec;
 import java.time.Duration;
@@ -34,6 +35,7 @@ public final class RSocketEndpoint {
   private volatile boolean stopping;
   private final PeerAddresses peers = new PeerAddresses();
   private final OutboundBacklogGuard backlogGuard;
+  private final OversizedFrameGuard oversizedFrameGuard;
   private final SetupAcceptor acceptor;
   private final RequestHandlers handlers;
   private final ServerLimits limits;
@@ -44,6 +46,7 @@ public final class RSocketEndpoint {
     this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters);
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
+    this.oversizedFrameGuard = new OversizedFrameGuard(frameLimit());
   }
 
   public Mono<CloseableChannel> bindTcp(String host, int port) {
@@ -90,6 +93,14 @@ public final class RSocketEndpoint {
     }
     connections.add(connection.channel());
     connection.addHandlerLast("outbound-backlog-guard", backlogGuard);
+    // After the frame decoder, which the transport adds once this callback has run: exceptions
+    // travel towards the tail, so only a handler behind the decoder sees the one it raises.
+    connection.channel().eventLoop().execute(() -> {
+      if (connection.channel().pipeline().get(NettyPipeline.ReactiveBridge) != null) {
+        connection.channel().pipeline().addBefore(NettyPipeline.ReactiveBridge, "oversized-frame-guard",
+            oversizedFrameGuard);
+      }
+    });
   }
 
   /**

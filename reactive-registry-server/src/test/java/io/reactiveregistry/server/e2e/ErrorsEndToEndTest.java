@@ -200,6 +200,25 @@ class ErrorsEndToEndTest {
   }
 
   @Test
+  void aFrameOverTwiceTheLimitClosesOnlyThatConnection() {
+    WireClient flooder = fixture.connect("flooder");
+    WireClient bystander = fixture.connect("bystander");
+    flooder.call("instance.register", registration("orders", "127.0.0.1", 80));
+    bystander.call("instance.register", registration("orders", "127.0.0.2", 80));
+    // The limit is 64 KiB: up to 128 KiB gets LIMIT_EXCEEDED; a 200 KiB frame is not buffered at all.
+    String huge = registration("orders", "127.0.0.1", 81, "\"metadata\":{\"k\":\"" + "x".repeat(200_000) + "\"}");
+
+    assertThatThrownBy(() -> flooder.call("instance.register", huge))
+        .isNotInstanceOf(io.rsocket.exceptions.ApplicationErrorException.class);
+    await().atMost(Duration.ofSeconds(10)).until(flooder::isDisposed);
+
+    // Closing it released what it owned, and nobody else noticed.
+    await().atMost(Duration.ofSeconds(10)).until(() -> bystander.call("service.query",
+        "{\"service\":\"orders\"}", ServiceSnapshot.class).instances().size() == 1);
+    assertThat(bystander.call("server.info", "{}")).contains("\"protocol\":1");
+  }
+
+  @Test
   void anInvalidHeartbeatIsDroppedAndCounted() {
     WireClient client = fixture.connect("app");
     long before = fixture.server().droppedHeartbeats();
