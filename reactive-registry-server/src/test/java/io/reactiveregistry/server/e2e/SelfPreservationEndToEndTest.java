@@ -3,14 +3,20 @@ package io.reactiveregistry.server.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
+import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 
@@ -29,9 +35,17 @@ class SelfPreservationEndToEndTest {
       .withLifecycle(new LifecycleConfig(Duration.ofSeconds(60), Duration.ofMinutes(10), true,
           Duration.ofSeconds(2), 0.85)));
   private Disposable heartbeats;
+  /** What the lifecycle ticker logs, to count how often it announces self-preservation. */
+  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+
+  {
+    logged.start();
+    ((Logger) LoggerFactory.getLogger(LifecycleTicker.class)).addAppender(logged);
+  }
 
   @AfterEach
   void stop() {
+    ((Logger) LoggerFactory.getLogger(LifecycleTicker.class)).detachAppender(logged);
     if (heartbeats != null) {
       heartbeats.dispose();
     }
@@ -80,6 +94,9 @@ class SelfPreservationEndToEndTest {
           .until(() -> selfPreserving(ops) && instanceCount(ops) == 12);
     }
     assertThat(instanceCount(ops)).isEqualTo(12);
+    // Said once, as a warning, however long it lasts.
+    assertThat(logged.list).filteredOn(e -> e.getFormattedMessage().startsWith("self-preservation on"))
+        .singleElement().satisfies(e -> assertThat(e.getLevel()).isEqualTo(Level.WARN));
 
     // Connection close is not a missed heartbeat: it releases at once, self-preservation or not.
     heartbeats.dispose();

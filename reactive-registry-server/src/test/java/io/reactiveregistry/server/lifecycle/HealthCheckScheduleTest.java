@@ -110,4 +110,44 @@ class HealthCheckScheduleTest {
     time.advanceTimeBy(INTERVAL);
     assertThat(runtime.read(r -> r.view(db, ViewFilter.ALL)).instances()).noneMatch(i -> i.healthy());
   }
+
+  @Test
+  void aServiceSetsItsOwnTimeoutAndCanTurnItsChecksOff() {
+    ServiceKey fast = ServiceKey.of(null, null, "fast");
+    ServiceKey external = ServiceKey.of(null, null, "external");
+    runtime.execute(r -> {
+      Owner ops = new Owner(1, "ops");
+      r.createService(ops, fast, false, 0.0, Map.of("health.check.timeout", "500"));
+      r.createService(ops, external, false, 0.0, Map.of("health.check.enabled", "false"));
+      r.register(ops, fast, false, InstanceSpec.of("instance", "127.0.0.1", 1, null, null, null, null));
+      r.register(ops, external, false, InstanceSpec.of("instance", "127.0.0.1", 2, null, null, null, null));
+      return null;
+    });
+    List<String> probed = new ArrayList<>();
+    List<Duration> limits = new ArrayList<>();
+    long[] fastStartedAt = {-1};
+    running = new HealthChecker(runtime, INTERVAL, TIMEOUT, CONCURRENCY, (target, limit) -> {
+      probed.add(target.service().service());
+      limits.add(limit);
+      if (fastStartedAt[0] < 0) {
+        fastStartedAt[0] = time.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
+      return Mono.never();
+    }).start(time);
+
+    long[] unhealthyAt = {-1};
+    runtime.addListener(events -> {
+      if (unhealthyAt[0] < 0 && !events.isEmpty()) {
+        unhealthyAt[0] = time.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
+    });
+
+    time.advanceTimeBy(INTERVAL);
+    assertThat(runtime.read(r -> r.view(fast, ViewFilter.ALL)).instances().get(0).healthy()).isFalse();
+    assertThat(unhealthyAt[0] - fastStartedAt[0]).as("the service's 500 ms, not the default 2 s").isEqualTo(500);
+    time.advanceTimeBy(INTERVAL.multipliedBy(2));
+    assertThat(probed).containsOnly("fast");
+    assertThat(limits).containsOnly(Duration.ofMillis(500));
+    assertThat(runtime.read(r -> r.view(external, ViewFilter.ALL)).instances().get(0).healthy()).isTrue();
+  }
 }
