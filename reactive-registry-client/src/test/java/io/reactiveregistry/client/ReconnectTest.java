@@ -31,7 +31,10 @@ class ReconnectTest {
     RegistryServer first = TestServers.start(0);
     int port = first.tcpPort();
     String address = TestServers.address(first);
-    RegistryClient app = client(address);
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    RegistryClient app = RegistryClient.builder().servers(address).clientName("app").meterRegistry(meters)
+        .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500)).build();
     RegistryClient gateway = client(address);
     app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of())).block(WAIT);
     app.register(ORDERS, InstanceBody.of("127.0.0.6", 8080, null, 1.0, Map.of())).block(WAIT);
@@ -51,6 +54,10 @@ class ReconnectTest {
       // While the server was away the watch never showed an empty view.
       assertThat(views).allSatisfy(view -> assertThat(view.instances()).isNotEmpty());
       assertThat(app.query(ORDERS).block(WAIT).instances()).hasSize(2);
+      // Its meters tell the story: connected again, after one reconnect, with nothing failed on the way.
+      assertThat(meters.get("registry.client.connected").gauge().value()).isEqualTo(1.0);
+      assertThat(meters.get("registry.client.reconnects").counter().count()).isGreaterThanOrEqualTo(1.0);
+      assertThat(meters.get("registry.client.registrations").gauge().value()).isEqualTo(2.0);
     } finally {
       watch.dispose();
       app.closeAndWait();

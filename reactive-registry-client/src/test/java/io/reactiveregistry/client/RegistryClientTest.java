@@ -285,4 +285,71 @@ class RegistryClientTest {
     });
     watch.dispose();
   }
+
+  @Test
+  void callsMadeWhileNoServerIsReachableFailWithRegistryUnavailable() {
+    RegistryClient lonely = client(RegistryClient.builder().servers("tcp://127.0.0.1:1")
+        .requestTimeout(Duration.ofMillis(300)));
+
+    assertThatThrownBy(() -> lonely.query(ORDERS).block(WAIT)).isInstanceOf(RegistryUnavailableException.class)
+        .hasMessageContaining("tcp://127.0.0.1:1");
+    assertThatThrownBy(() -> lonely.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT))
+        .isInstanceOf(RegistryUnavailableException.class);
+    assertThat(lonely.isConnected()).isFalse();
+  }
+
+  @Test
+  void clientsGivenTheSameListSpreadOverItsServers() {
+    List<RegistryServer> servers = List.of(TestServers.start(0), TestServers.start(0), TestServers.start(0));
+    try {
+      String[] addresses = servers.stream().map(TestServers::address).toArray(String[]::new);
+      for (int seed = 0; seed < 12; seed++) {
+        RegistryClient fleetMember = client(RegistryClient.builder().servers(addresses)
+            .random(new java.util.Random(seed)));
+        await().atMost(WAIT).until(fleetMember::isConnected);
+      }
+      // Each client shuffles the list once: the first address listed does not take the whole fleet.
+      assertThat(servers).allSatisfy(s -> assertThat(s.openConnections()).isPositive());
+      assertThat(servers.stream().mapToInt(RegistryServer::openConnections).sum()).isEqualTo(12);
+    } finally {
+      clients.forEach(RegistryClient::closeAndWait);
+      clients.clear();
+      servers.forEach(s -> s.disposeNow(Duration.ofSeconds(5)));
+    }
+  }
+
+  @Test
+  void eventsGivesTheRawStreamOfAView() {
+    RegistryClient app = client("orders-app");
+    RegistryClient gateway = client("gateway");
+
+    StepVerifier.create(gateway.events(ORDERS, List.of(), false))
+        .expectNextMatches(e -> e.type().equals("SNAPSHOT") && e.instances().isEmpty())
+        .then(() -> app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT))
+        .expectNextMatches(e -> e.type().equals("SNAPSHOT") && e.instances().size() == 1) // the service appeared
+        .then(() -> app.register(ORDERS, instance("127.0.0.6", 8080)).block(WAIT))
+        .expectNextMatches(e -> e.type().equals("UPSERT") && e.instance().ip().equals("127.0.0.6"))
+        .then(() -> app.registrations().get(1).deregister().block(WAIT))
+        .expectNextMatches(e -> e.type().equals("REMOVE"))
+        .thenCancel()
+        .verify(WAIT);
+  }
+
+  @Test
+  void chooseWithAClusterPrefersItAndFallsBackWhenItHasNothing() {
+    RegistryClient app = client("orders-app");
+    RegistryClient caller = client("caller");
+    app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, "east", 1.0, Map.of())).block(WAIT);
+    app.register(ORDERS, InstanceBody.of("127.0.0.6", 8080, "west", 1.0, Map.of())).block(WAIT);
+    await().atMost(WAIT).until(() -> caller.watch(ORDERS, List.of(), true).blockFirst(WAIT).instances().size() == 2);
+
+    java.util.Set<String> east = new java.util.HashSet<>();
+    java.util.Set<String> anywhere = new java.util.HashSet<>();
+    for (int i = 0; i < 100; i++) {
+      east.add(caller.choose(ORDERS, "east").block(WAIT).cluster());
+      anywhere.add(caller.choose(ORDERS, "north").block(WAIT).cluster());
+    }
+    assertThat(east).containsExactly("east");
+    assertThat(anywhere).containsExactlyInAnyOrder("east", "west");
+  }
 }
