@@ -59,6 +59,8 @@ public final class RegistryServer implements Disposable {
   private final PrometheusMeterRegistry meters;
   private final AtomicBoolean ready;
   private final AtomicBoolean stopped = new AtomicBoolean();
+  /** The stop, once begun; guarded by {@code stopped}. */
+  private Mono<Void> stopping;
   /** Null when durable state is kept in memory only. */
   private final RatisStore store;
 
@@ -208,9 +210,20 @@ public final class RegistryServer implements Disposable {
    */
   private Mono<Void> stop() {
     return Mono.defer(() -> {
-      if (!stopped.compareAndSet(false, true)) {
-        return Mono.when(tcp.onClose(), http.onDispose());
+      synchronized (stopped) {
+        if (stopping == null) {
+          stopped.set(true);
+          // Cached: whoever asks again, or waits with disposeNow, waits for the same whole stop,
+          // storage included.
+          stopping = stopOnce().cache();
+        }
+        return stopping;
       }
+    });
+  }
+
+  private Mono<Void> stopOnce() {
+    return Mono.defer(() -> {
       ready.set(false);
       ticker.dispose();
       endpoint.stopAccepting();

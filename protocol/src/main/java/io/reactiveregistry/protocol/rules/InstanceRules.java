@@ -49,6 +49,8 @@ public final class InstanceRules {
       if (entry.getValue() == null) {
         throw new RuleViolation(field + " value of '" + entry.getKey() + "' must be a string, not null");
       }
+      wellFormed(field + " key '" + entry.getKey() + "'", entry.getKey());
+      wellFormed(field + " value of '" + entry.getKey() + "'", entry.getValue());
       bytes += entry.getKey().getBytes(StandardCharsets.UTF_8).length
           + entry.getValue().getBytes(StandardCharsets.UTF_8).length;
     }
@@ -56,5 +58,20 @@ public final class InstanceRules {
       throw new RuleViolation(field + " must be at most 16 KiB in all (has " + bytes + " bytes)");
     }
     return metadata;
+  }
+
+  /**
+   * Refuses text that is not valid Unicode: a lone UTF-16 surrogate (JSON's {@code "\\ud800"})
+   * cannot be encoded as UTF-8, so storing it would corrupt what is written and sent back.
+   */
+  static void wellFormed(String field, String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new RuleViolation(field + " is not valid Unicode: a lone surrogate at character " + i);
+      }
+    }
   }
 }

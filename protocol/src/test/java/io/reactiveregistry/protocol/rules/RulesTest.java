@@ -78,6 +78,16 @@ class RulesTest {
   }
 
   @Test
+  void metadataMustBeValidUnicode() {
+    assertThat(InstanceRules.metadata("metadata", Map.of("emoji", "\ud83d\ude00"))).containsEntry("emoji", "\ud83d\ude00");
+    assertThatThrownBy(() -> InstanceRules.metadata("instance.metadata", Map.of("zone", "a\ud800b")))
+        .isInstanceOf(RuleViolation.class)
+        .hasMessage("instance.metadata value of 'zone' is not valid Unicode: a lone surrogate at character 1");
+    assertThatThrownBy(() -> InstanceRules.metadata("metadata", Map.of("\udc00", "v")))
+        .hasMessageContaining("metadata key").hasMessageContaining("not valid Unicode");
+  }
+
+  @Test
   void metadataIsAtMost64Entries() {
     Map<String, String> metadata = new HashMap<>();
     for (int i = 0; i < 64; i++) {

@@ -38,10 +38,15 @@ final class PeerAddresses implements DuplexConnectionInterceptor {
     return tagged;
   }
 
-  /** Sends each connection an RSocket {@code CONNECTION_CLOSE} error with the reason, then closes it. */
-  void closeAll(String reason) {
+  /**
+   * Sends each connection an RSocket {@code CONNECTION_CLOSE} error with the reason, then closes it,
+   * but for those at the {@code except} addresses (closed by the caller in its own way).
+   */
+  void closeAll(String reason, Set<SocketAddress> except) {
     for (DuplexConnection connection : live) {
-      connection.sendErrorAndClose(new ConnectionCloseException(reason));
+      if (!except.contains(connection.remoteAddress())) {
+        connection.sendErrorAndClose(new ConnectionCloseException(reason));
+      }
     }
   }
 

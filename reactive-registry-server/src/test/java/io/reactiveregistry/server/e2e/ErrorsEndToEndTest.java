@@ -65,6 +65,7 @@ class ErrorsEndToEndTest {
       "instance.register | {\"service\":\"or ders\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":80}} | INVALID_PARAM | service may contain only",
       "instance.register | {\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":80,\"cluster\":\"\"}} | INVALID_PARAM | instance.cluster must be 1-256",
       "instance.register | {\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":80,\"metadata\":{\"preserved.heart.beat.timeout\":\"1.5\"}}} | INVALID_PARAM | preserved.heart.beat.timeout",
+      "instance.register | {\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":80,\"metadata\":{\"zone\":\"\\ud800\"}}} | INVALID_PARAM | instance.metadata value of 'zone' is not valid Unicode",
       "instance.register | {\"service\": | INVALID_PARAM | malformed JSON at line 1",
       "instance.register | [1,2] | INVALID_PARAM | the body must be a JSON object",
       "instance.register | null | INVALID_PARAM | must be a JSON object",

@@ -4,8 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
+import io.rsocket.frame.ErrorFrameCodec;
+import io.rsocket.frame.FrameHeaderCodec;
+import io.rsocket.frame.FrameLengthCodec;
+import io.rsocket.frame.FrameType;
+import io.rsocket.frame.SetupFrameCodec;
+import io.rsocket.util.DefaultPayload;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,7 +27,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
@@ -44,14 +54,29 @@ class GracefulShutdownTest {
     HttpClient http = HttpClient.newHttpClient(); // warmed up, and its connection kept, before the stop
     assertThat(http.send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.discarding()).statusCode())
         .isEqualTo(200);
-    AtomicReference<Throwable> closedWith = new AtomicReference<>();
-    app.rsocket().onClose().subscribe(null, closedWith::set, () -> { });
+    // A bare peer reads what the stop sends it, frame by frame, until the server closes its socket.
+    Socket peer = new Socket("127.0.0.1", port);
+    peer.getOutputStream().write(framed(SetupFrameCodec.encode(ByteBufAllocator.DEFAULT, false, 30_000, 90_000,
+        Unpooled.EMPTY_BUFFER, Protocol.METADATA_MIME_TYPE, Protocol.DATA_MIME_TYPE, DefaultPayload.create("{}"))));
+    await().atMost(Duration.ofSeconds(5)).until(() -> fixture.server().openConnections() == 2);
+    CompletableFuture<byte[]> peerReceived = CompletableFuture.supplyAsync(() -> {
+      try {
+        peer.setSoTimeout(10_000);
+        return peer.getInputStream().readAllBytes();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
 
-    // Durable registrations: each answer waits for its fsync, so they are in flight when the stop begins.
+    // Durable registrations: each answer waits for its fsync.
     CompletableFuture<List<String>> answers = Flux.range(1, 50)
         .flatMap(i -> app.request("instance.register", "{\"service\":\"db\",\"ephemeral\":false,"
             + "\"instance\":{\"ip\":\"127.0.3." + i + "\",\"port\":5432}}"))
         .collectList().toFuture();
+    // Once the server has taken all 50 (applied; answers wait for their commit), stop it.
+    await().atMost(Duration.ofSeconds(10)).until(() -> fixture.server().runtime().read(r ->
+        r.view(io.reactiveregistry.server.core.ServiceKey.of(null, null, "db"),
+            io.reactiveregistry.server.core.ViewFilter.ALL).instances().size()) == 50);
     fixture.server().dispose(); // a graceful stop, in the background
 
     HttpResponse<String> readiness = http.send(HttpRequest.newBuilder(ready)
@@ -64,7 +89,25 @@ class GracefulShutdownTest {
     assertThat(answers.get(10, TimeUnit.SECONDS)).hasSize(50).allSatisfy(a -> assertThat(a).contains("instanceId"));
     await().atMost(Duration.ofSeconds(10)).until(app::isDisposed);
     assertThat(stream).doesNotContain("error").endsWith("complete");
-    assertThat(closedWith.get()).isNotNull().hasMessageContaining("the server is shutting down");
+    ByteBuf received = Unpooled.wrappedBuffer(peerReceived.get(10, TimeUnit.SECONDS));
+    List<String> errors = new java.util.ArrayList<>();
+    while (received.readableBytes() >= 3) {
+      ByteBuf frame = FrameLengthCodec.frame(received);
+      received.skipBytes(3 + frame.readableBytes());
+      if (FrameHeaderCodec.frameType(frame) == FrameType.ERROR) {
+        errors.add(ErrorFrameCodec.errorCode(frame) + " " + ErrorFrameCodec.dataUtf8(frame));
+      }
+    }
+    assertThat(errors).containsExactly(ErrorFrameCodec.CONNECTION_CLOSE + " the server is shutting down");
+    peer.close();
     fixture.server().disposeNow(Duration.ofSeconds(10));
+  }
+
+  private static byte[] framed(ByteBuf frame) {
+    ByteBuf withLength = FrameLengthCodec.encode(ByteBufAllocator.DEFAULT, frame.readableBytes(), frame);
+    byte[] bytes = new byte[withLength.readableBytes()];
+    withLength.readBytes(bytes);
+    withLength.release();
+    return bytes;
   }
 }
