@@ -39,8 +39,16 @@ final class Wire {
     }
   }
 
-  /** A contract error as {@link RegistryErrorException}, by its code, never by its text. */
+  /**
+   * A contract error as {@link RegistryErrorException}, by its code, never by its text; a request
+   * that timed out (no connection in time, or no answer in time) as
+   * {@link RegistryUnavailableException}, whichever of the two timeouts fired first.
+   */
   static Throwable translate(Throwable error) {
+    if (error instanceof java.util.concurrent.TimeoutException) {
+      return new RegistryUnavailableException("no answer from a registry server in time: " + error.getMessage(),
+          error);
+    }
     if (error instanceof ApplicationErrorException wire) {
       try {
         ErrorBody body = json.decode(wire.getMessage(), ErrorBody.class);

@@ -291,8 +291,10 @@ class RegistryClientTest {
     RegistryClient lonely = client(RegistryClient.builder().servers("tcp://127.0.0.1:1")
         .requestTimeout(Duration.ofMillis(300)));
 
-    assertThatThrownBy(() -> lonely.query(ORDERS).block(WAIT)).isInstanceOf(RegistryUnavailableException.class)
-        .hasMessageContaining("tcp://127.0.0.1:1");
+    // However the request timed out (waiting for a connection, or for an answer), the same exception.
+    for (int i = 0; i < 5; i++) {
+      assertThatThrownBy(() -> lonely.query(ORDERS).block(WAIT)).isInstanceOf(RegistryUnavailableException.class);
+    }
     assertThatThrownBy(() -> lonely.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT))
         .isInstanceOf(RegistryUnavailableException.class);
     assertThat(lonely.isConnected()).isFalse();
