@@ -62,6 +62,16 @@ public final class Main implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}")
   int maxOutboundBacklogBytes;
 
+  @Option(names = "--min-keepalive-interval-ms", defaultValue = "1000",
+      description = "Shortest keepalive interval a client may ask for in its SETUP; a shorter one is refused. "
+          + "Default: ${DEFAULT-VALUE}")
+  int minKeepAliveIntervalMs;
+
+  @Option(names = "--http-idle-timeout-ms", defaultValue = "30000",
+      description = "An HTTP or WebSocket connection that has not completed a request this long (idle, or "
+          + "dribbling its headers) is closed. Default: ${DEFAULT-VALUE}")
+  int httpIdleTimeoutMs;
+
   @Option(names = "--max-pending-events", defaultValue = "1000",
       description = "Events a slow subscriber may have pending before they collapse into one snapshot "
           + "Default: ${DEFAULT-VALUE}")
@@ -175,7 +185,8 @@ public final class Main implements Callable<Integer> {
         .withTcpPort(port)
         .withWebSocketPort(webSocketPort)
         .withHttpPort(httpPort)
-        .withLimits(new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes))
+        .withLimits(new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
+            minKeepAliveIntervalMs, httpIdleTimeoutMs))
         .withMaxInstancesPerConnection(maxInstancesPerConnection)
         .withMaxPendingEvents(maxPendingEvents)
         .withHeartbeat(timings)

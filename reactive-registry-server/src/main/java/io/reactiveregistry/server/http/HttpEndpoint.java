@@ -16,6 +16,7 @@ import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.wire.ServicePages;
 import io.reactiveregistry.server.wire.WireViews;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -45,14 +46,18 @@ public final class HttpEndpoint {
   private final PrometheusMeterRegistry meters;
   private final BooleanSupplier ready;
 
-  public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready) {
+  private final Duration idleTimeout;
+
+  public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready,
+      Duration idleTimeout) {
     this.runtime = runtime;
     this.meters = meters;
     this.ready = ready;
+    this.idleTimeout = idleTimeout;
   }
 
   public Mono<DisposableServer> bind(String host, int port) {
-    return HttpServer.create().host(host).port(port)
+    return SlowClients.bounded(HttpServer.create().host(host).port(port), idleTimeout)
         .route(routes -> routes
             .get("/health", (request, response) -> json(response, HttpResponseStatus.OK, Map.of("status", "UP")))
             .get("/ready", (request, response) -> ready.getAsBoolean()

@@ -18,6 +18,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.channel.WriteBufferWaterMark;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.http.SlowClients;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.decoder.PayloadDecoder;
@@ -68,7 +69,7 @@ public final class RSocketEndpoint {
   public Mono<DisposableServer> bindWebSocket(String host, int port) {
     ServerTransport.ConnectionAcceptor rsocket = rsocketServer().asConnectionAcceptor(frameLimit());
     WebsocketServerSpec spec = WebsocketServerSpec.builder().maxFramePayloadLength(frameLimit()).build();
-    return HttpServer.create().host(host).port(port)
+    return SlowClients.bounded(HttpServer.create().host(host).port(port), Duration.ofMillis(limits.httpIdleTimeoutMs()))
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
         .doOnConnection(this::accepted)
         .route(routes -> routes.ws("/rsocket", WebsocketRouteTransport.newHandler(rsocket), spec))

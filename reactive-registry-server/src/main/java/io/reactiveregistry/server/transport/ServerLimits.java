@@ -7,7 +7,26 @@ package io.reactiveregistry.server.transport;
  * @param maxSubscriptionsPerConnection open {@code service.subscribe} streams per connection
  * @param maxOutboundBacklogBytes bytes that may wait to be sent to a peer that is not reading
  *     before its connection is closed
+ * @param minKeepAliveIntervalMs the shortest keepalive interval a client may ask for in its SETUP;
+ *     a shorter one is refused with {@code REJECTED_SETUP} naming this floor
+ * @param httpIdleTimeoutMs an HTTP (or not yet upgraded WebSocket) connection that has not
+ *     completed a request this long is closed, idle or dribbling its headers (slowloris)
  */
-public record ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes) {
+public record ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes,
+    int minKeepAliveIntervalMs, int httpIdleTimeoutMs) {
+  /** Below this a client's keepalive costs the server more than it tells it (1 ms: 1,000 frames a second). */
+  public static final int DEFAULT_MIN_KEEPALIVE_INTERVAL_MS = 1_000;
+  public static final int DEFAULT_HTTP_IDLE_TIMEOUT_MS = 30_000;
   public static final ServerLimits DEFAULTS = new ServerLimits(1024 * 1024, 1_000, 32 * 1024 * 1024);
+
+  /** With the default keepalive floor and HTTP timeouts. */
+  public ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes) {
+    this(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes, DEFAULT_MIN_KEEPALIVE_INTERVAL_MS,
+        DEFAULT_HTTP_IDLE_TIMEOUT_MS);
+  }
+
+  public ServerLimits withHttpIdleTimeout(int idleMs) {
+    return new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
+        minKeepAliveIntervalMs, idleMs);
+  }
 }

@@ -45,6 +45,13 @@ public final class SetupAcceptor implements SocketAcceptor {
       return Mono.error(new RejectedSetupException("data MIME type must be " + Protocol.DATA_MIME_TYPE
           + " (got '" + setup.dataMimeType() + "'); metadata MIME type should be " + Protocol.METADATA_MIME_TYPE));
     }
+    if (setup.keepAliveInterval() < limits.minKeepAliveIntervalMs()) {
+      // Refused rather than raised: a client that believes it sends keepalives every few
+      // milliseconds would misjudge how fast a dead server is noticed.
+      return Mono.error(new RejectedSetupException("keepalive interval " + setup.keepAliveInterval()
+          + " ms is below this server's floor of " + limits.minKeepAliveIntervalMs() + " ms; ask for at least "
+          + limits.minKeepAliveIntervalMs() + " ms"));
+    }
     String client;
     try {
       client = clientLabel(setup);

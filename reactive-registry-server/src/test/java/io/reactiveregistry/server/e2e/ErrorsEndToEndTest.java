@@ -244,6 +244,29 @@ class ErrorsEndToEndTest {
   }
 
   @Test
+  void aKeepaliveBelowTheFloorIsRefusedNamingIt() {
+    StepVerifier.create(RSocketConnector.create()
+            .dataMimeType(Protocol.DATA_MIME_TYPE)
+            .metadataMimeType(Protocol.METADATA_MIME_TYPE)
+            .keepAlive(Duration.ofMillis(1), Duration.ofSeconds(90))
+            .connect(TcpClientTransport.create(TcpClient.newConnection().host("127.0.0.1").port(fixture.port())))
+            .flatMap(socket -> socket.requestResponse(WireClient.payload("server.info", "{}"))))
+        .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(RejectedSetupException.class)
+            .hasMessageContaining("keepalive interval 1 ms is below this server's floor of 1000 ms"))
+        .verify(Duration.ofSeconds(10));
+    // At the floor is fine.
+    RSocket atTheFloor = RSocketConnector.create()
+        .dataMimeType(Protocol.DATA_MIME_TYPE)
+        .metadataMimeType(Protocol.METADATA_MIME_TYPE)
+        .keepAlive(Duration.ofMillis(1_000), Duration.ofSeconds(90))
+        .connect(TcpClientTransport.create(TcpClient.newConnection().host("127.0.0.1").port(fixture.port())))
+        .block(Duration.ofSeconds(5));
+    assertThat(atTheFloor.requestResponse(WireClient.payload("server.info", "{}")).map(p -> p.getDataUtf8())
+        .block(Duration.ofSeconds(5))).contains("\"protocol\":1");
+    atTheFloor.dispose();
+  }
+
+  @Test
   void aClientDeclaringJsonMetadataButSendingCompositeIsServed() {
     RSocket rsocket = RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)

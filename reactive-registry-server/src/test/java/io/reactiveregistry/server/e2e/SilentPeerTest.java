@@ -40,7 +40,7 @@ class SilentPeerTest {
 
       OutputStream out = socket.getOutputStream();
       ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
-      write(out, SetupFrameCodec.encode(alloc, false, 500, 2_000, Unpooled.EMPTY_BUFFER,
+      write(out, SetupFrameCodec.encode(alloc, false, 1_000, 2_000, Unpooled.EMPTY_BUFFER,
           Protocol.METADATA_MIME_TYPE, Protocol.DATA_MIME_TYPE, DefaultPayload.create("{\"client\":\"frozen\"}")));
       ByteBuf body = Unpooled.copiedBuffer(RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080),
           StandardCharsets.UTF_8);
