@@ -51,6 +51,12 @@ final class HeartbeatAccounting {
     accruedUntil = now;
   }
 
+  /** What was expected since the last call is not counted: the server did not run to receive it. */
+  void skip(long now) {
+    roll(now);
+    accruedUntil = now;
+  }
+
   /**
    * The share of expected heartbeats that arrived in the window, or 1 when there is too little to
    * tell (too few heartbeats expected, or too few instances).

@@ -329,6 +329,29 @@ public final class Registry {
     return handled;
   }
 
+  /**
+   * The server itself did not run for {@code millis} (a long GC pause, a stopped process, a paused
+   * VM): no heartbeat could be read meanwhile, so that time must not count against any instance.
+   * Every ephemeral instance's last heartbeat moves forward by it (never past now), and the
+   * heartbeats expected during it are not counted for self-preservation. Called by the ticker,
+   * which notices it ran late, before the next expiry pass; heartbeats that waited in the sockets
+   * are then read and applied as usual.
+   *
+   * @return how many instances had their deadlines moved
+   */
+  public int stalled(long millis) {
+    long now = clock.millis();
+    int moved = 0;
+    for (Ownership ownership : owners.values()) {
+      for (RegisteredInstance instance : ownership.owned) {
+        instance.lastHeartbeatAt = Math.min(now, instance.lastHeartbeatAt + millis);
+        moved++;
+      }
+    }
+    heartbeats.skip(now);
+    return moved;
+  }
+
   /** Removes a random member of the due pool in constant time (the last one takes its place). */
   private RegisteredInstance takeRandomDue() {
     int index = random.nextInt(duePool.size());

@@ -3,6 +3,7 @@ package io.reactiveregistry.server.lifecycle;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -24,9 +25,35 @@ public final class LifecycleTicker {
     this.runtime = runtime;
   }
 
-  /** Starts ticking on {@code scheduler}: virtual time in tests, a parallel worker in production. */
+  /**
+   * Starts ticking on {@code scheduler}: virtual time in tests, a parallel worker in production. A
+   * tick that comes later than {@link #stallAfter} past its time means the server itself did not
+   * run: the core is told how long, before it judges any deadline.
+   */
   public Disposable start(Duration period, Scheduler scheduler) {
-    return Flux.interval(period, period, scheduler).onBackpressureDrop().subscribe(tick -> tick());
+    long[] last = {scheduler.now(TimeUnit.MILLISECONDS)};
+    long stallAfter = stallAfter(period).toMillis();
+    return Flux.interval(period, period, scheduler).onBackpressureDrop().subscribe(tick -> {
+      long now = scheduler.now(TimeUnit.MILLISECONDS);
+      long late = now - last[0] - period.toMillis();
+      last[0] = now;
+      if (late > stallAfter) {
+        stalled(late);
+      }
+      tick();
+    });
+  }
+
+  /** How late a tick may come before it counts as a stall of the server: well past any jitter. */
+  static Duration stallAfter(Duration period) {
+    return Duration.ofMillis(Math.max(1_000, 10 * period.toMillis()));
+  }
+
+  private void stalled(long millis) {
+    int moved = runtime.execute(registry -> registry.stalled(millis));
+    log.warn("the server did not run for {} ms (a long GC pause, or a stopped process or VM): the heartbeat "
+        + "deadlines of {} instance(s) move on by that much, so the stall costs no instance its registration",
+        millis, moved);
   }
 
   public void tick() {

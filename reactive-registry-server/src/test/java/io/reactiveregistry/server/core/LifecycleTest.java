@@ -278,6 +278,28 @@ class LifecycleTest {
   }
 
   @Test
+  void aStallOfTheServerIsNotCountedAsMissedHeartbeats() {
+    Owner[] owners = new Owner[100];
+    for (int i = 0; i < 100; i++) {
+      owners[i] = new Owner(100 + i, "app-" + i);
+      registry.register(owners[i], orders, true, instance(i + 1));
+    }
+    runFor(60, owners);
+
+    // The server does not run for 50 s of a 60 s window; then the heartbeats that waited are read.
+    clock.advance(Duration.ofSeconds(50));
+    registry.stalled(50_000);
+    for (Owner owner : owners) {
+      registry.heartbeatAll(owner);
+    }
+    registry.expire();
+
+    assertThat(registry.selfPreserving()).as("the stall is not a partition").isFalse();
+    assertThat(registry.view(orders, ViewFilter.ALL).instances()).hasSize(100)
+        .allSatisfy(i -> assertThat(i.healthy()).isTrue());
+  }
+
+  @Test
   void aSmallFleetNeverEntersSelfPreservation() {
     Owner quiet = new Owner(3, "quiet");
     for (int port = 1; port <= 9; port++) {

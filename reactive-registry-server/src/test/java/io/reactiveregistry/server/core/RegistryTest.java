@@ -365,6 +365,27 @@ class RegistryTest {
   }
 
   @Test
+  void aStallOfTheServerCostsNoInstanceItsRegistration() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    clock.advance(Duration.ofSeconds(4));
+    registry.expire();
+    registry.takeEvents();
+
+    // The server did not run for 40 s: past both timeouts of an instance heartbeated 4 s before.
+    clock.advance(Duration.ofSeconds(40));
+    assertThat(registry.stalled(40_000)).isEqualTo(1);
+    registry.expire();
+
+    assertThat(registry.takeEvents()).isEmpty();
+    assertThat(instancesOf(orders)).singleElement().satisfies(i -> assertThat(i.healthy()).isTrue());
+    // Its deadlines moved on by the stall, no further: unhealthy 15 s after its (moved) last heartbeat.
+    clock.advance(Duration.ofSeconds(11));
+    registry.expire();
+    assertThat(registry.takeEvents()).singleElement().isInstanceOfSatisfying(InstanceUpserted.class,
+        e -> assertThat(e.instance().healthy()).isFalse());
+  }
+
+  @Test
   void reRegisteringAnUnhealthyPersistentInstanceKeepsItUnhealthy() {
     ServiceKey db = ServiceKey.of(null, null, "db");
     registry.register(alice, db, false, instance("127.0.0.9", 5432));

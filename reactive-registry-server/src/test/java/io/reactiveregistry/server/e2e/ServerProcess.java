@@ -66,6 +66,14 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /** Sends a signal by name (STOP, CONT, ...) to the process. */
+  void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new IllegalStateException("kill -" + name + " failed");
+    }
+  }
+
   int port() {
     return port;
   }
