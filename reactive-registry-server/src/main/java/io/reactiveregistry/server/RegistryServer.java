@@ -120,7 +120,8 @@ public final class RegistryServer implements Disposable {
       AtomicBoolean ready = new AtomicBoolean();
       HttpEndpoint httpEndpoint = new HttpEndpoint(runtime, meters,
           () -> ready.get() && (store == null || store.healthy()),
-          Duration.ofMillis(config.limits().httpIdleTimeoutMs()));
+          Duration.ofMillis(config.limits().httpIdleTimeoutMs()),
+          () -> store == null ? null : store.failureDescription());
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = restored == null ? Mono.empty()

@@ -47,19 +47,30 @@ public final class HttpEndpoint {
   private final BooleanSupplier ready;
 
   private final Duration idleTimeout;
+  private final Supplier<String> failure;
 
+  /**
+   * @param failure what failed beyond repair without a restart (durable storage), or null while
+   *     nothing has: {@code /health} then answers 503 DOWN, so that a supervisor restarts the server
+   */
   public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready,
-      Duration idleTimeout) {
+      Duration idleTimeout, Supplier<String> failure) {
     this.runtime = runtime;
     this.meters = meters;
     this.ready = ready;
     this.idleTimeout = idleTimeout;
+    this.failure = failure;
   }
 
   public Mono<DisposableServer> bind(String host, int port) {
     return SlowClients.bounded(HttpServer.create().host(host).port(port), idleTimeout)
         .route(routes -> routes
-            .get("/health", (request, response) -> json(response, HttpResponseStatus.OK, Map.of("status", "UP")))
+            .get("/health", (request, response) -> {
+              String broken = failure.get();
+              return broken == null ? json(response, HttpResponseStatus.OK, Map.of("status", "UP"))
+                  : json(response, HttpResponseStatus.SERVICE_UNAVAILABLE, Map.of("status", "DOWN",
+                      "reason", broken));
+            })
             .get("/ready", (request, response) -> ready.getAsBoolean()
                 ? json(response, HttpResponseStatus.OK, Map.of("status", "READY"))
                 : json(response, HttpResponseStatus.SERVICE_UNAVAILABLE, Map.of("status", "NOT_READY")))

@@ -190,6 +190,12 @@ public final class RatisStore implements DurableStore, AutoCloseable {
     return failure.get() == null;
   }
 
+  /** What failed, for operators; null while storage is healthy. */
+  public String failureDescription() {
+    Throwable failed = failure.get();
+    return failed == null ? null : String.valueOf(failed.getMessage() != null ? failed.getMessage() : failed);
+  }
+
   /** Told, for each command made durable, how long it waited from being queued to its commit. */
   public void onDurable(LongConsumer latencyNanos) {
     writer.onDurable(latencyNanos);

@@ -43,6 +43,7 @@ class StorageFailureEndToEndTest {
       WireClient client = fixture.connect("app");
       client.call("instance.register", persistent("127.0.0.1"));
       assertThat(status(fixture, "/ready")).isEqualTo(200);
+      assertThat(status(fixture, "/health")).isEqualTo(200);
 
       fixture.server().storage().orElseThrow().raftServer().close(); // the log is gone from under the server
 
@@ -54,6 +55,8 @@ class StorageFailureEndToEndTest {
       assertThat(refused.message()).contains("durable writes are refused until the server restarts");
       assertThat(client.error("admin.service.get", "{\"service\":\"payments\"}").code()).isEqualTo("NOT_FOUND");
       assertThat(status(fixture, "/ready")).isEqualTo(503);
+      // Liveness says so too: the server needs a restart, and a supervisor acting on /health will do it.
+      assertThat(status(fixture, "/health")).isEqualTo(503);
 
       // Ephemeral work never touches storage: it goes on, on the same connection.
       String orders = "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}";
