@@ -47,6 +47,7 @@ public final class RSocketEndpoint {
   private final PeerAddresses peers = new PeerAddresses();
   private final OutboundBacklogGuard backlogGuard;
   private final OversizedFrameGuard oversizedFrameGuard;
+  private final InboundFrameFilter inboundFrameFilter = new InboundFrameFilter();
   private final SetupAcceptor acceptor;
   private final RequestHandlers handlers;
   private final ServerLimits limits;
@@ -110,6 +111,10 @@ public final class RSocketEndpoint {
       if (connection.channel().pipeline().get(NettyPipeline.ReactiveBridge) != null) {
         connection.channel().pipeline().addBefore(NettyPipeline.ReactiveBridge, "oversized-frame-guard",
             oversizedFrameGuard);
+        if (connection.channel().pipeline().get(RSocketLengthCodec.class) != null) {
+          connection.channel().pipeline().addBefore(NettyPipeline.ReactiveBridge, "inbound-frame-filter",
+              inboundFrameFilter);
+        }
       }
     });
   }

@@ -1,0 +1,100 @@
+package io.reactiveregistry.server.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.codec.RouteMetadata;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.rsocket.frame.FrameLengthCodec;
+import io.rsocket.frame.RequestResponseFrameCodec;
+import io.rsocket.frame.SetupFrameCodec;
+import io.rsocket.util.DefaultPayload;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Frames a well-behaved client never sends, on a bare socket. */
+class ProtocolEdgesTest {
+  private final ServerFixture fixture = new ServerFixture();
+
+  @AfterEach
+  void stop() {
+    fixture.close();
+  }
+
+  private static byte[] framed(ByteBuf frame) {
+    ByteBuf withLength = FrameLengthCodec.encode(ByteBufAllocator.DEFAULT, frame.readableBytes(), frame);
+    byte[] bytes = new byte[withLength.readableBytes()];
+    withLength.readBytes(bytes);
+    withLength.release();
+    return bytes;
+  }
+
+  /** A frame header alone: stream 0, the given 6-bit type and flags. */
+  private static byte[] bareFrame(int type, int flags, byte[] body) {
+    ByteBuf frame = Unpooled.buffer();
+    frame.writeInt(0);
+    frame.writeShort((type << 10) | flags);
+    frame.writeBytes(body);
+    return framed(frame);
+  }
+
+  private Socket setUp() throws Exception {
+    Socket socket = new Socket("127.0.0.1", fixture.port());
+    socket.getOutputStream().write(framed(SetupFrameCodec.encode(ByteBufAllocator.DEFAULT, false, 30_000, 90_000,
+        Unpooled.EMPTY_BUFFER, Protocol.METADATA_MIME_TYPE, Protocol.DATA_MIME_TYPE,
+        DefaultPayload.create("{\"client\":\"edge\"}"))));
+    return socket;
+  }
+
+  private static byte[] register(int streamId, String ip) {
+    return framed(RequestResponseFrameCodec.encode(ByteBufAllocator.DEFAULT, streamId, false,
+        RouteMetadata.encode(ByteBufAllocator.DEFAULT, "instance.register"),
+        Unpooled.copiedBuffer(RegistryEndToEndTest.registration("orders", ip, 8080), StandardCharsets.UTF_8)));
+  }
+
+  private int instances(WireClient client) {
+    return client.call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class).instances().size();
+  }
+
+  @Test
+  void anUnknownFrameWithTheIgnoreFlagIsIgnoredAndTheConnectionGoesOn() throws Exception {
+    WireClient watcher = fixture.connect("watcher");
+    try (Socket socket = setUp()) {
+      OutputStream out = socket.getOutputStream();
+      out.write(bareFrame(0x20, 0x200, new byte[] {1, 2, 3})); // type 0x20 is not defined; IGNORE is set
+      out.write(register(1, "127.0.0.5"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> instances(watcher) == 1);
+    }
+  }
+
+  @Test
+  void aLeaseFrameFromAClientClosesOnlyThatConnection() throws Exception {
+    WireClient bystander = fixture.connect("bystander");
+    bystander.call("instance.register", RegistryEndToEndTest.registration("orders", "127.0.0.2", 8080));
+    try (Socket socket = setUp()) {
+      OutputStream out = socket.getOutputStream();
+      out.write(register(1, "127.0.0.5"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> instances(bystander) == 2);
+
+      byte[] lease = new byte[8];
+      lease[3] = 100; // time to live 100 ms
+      lease[7] = 5; // 5 requests
+      out.write(bareFrame(0x02, 0, lease)); // LEASE: a server-to-client frame
+      socket.setSoTimeout(10_000);
+      InputStream in = socket.getInputStream();
+      String received = new String(in.readAllBytes(), StandardCharsets.UTF_8); // until the server closes
+      assertThat(received).as("a CONNECTION_ERROR saying why").contains("LEASE frames are sent by servers");
+      await().atMost(Duration.ofSeconds(10)).until(() -> instances(bystander) == 1);
+      assertThat(bystander.isDisposed()).isFalse();
+    }
+  }
+}
