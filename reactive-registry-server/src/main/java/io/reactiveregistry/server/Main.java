@@ -72,6 +72,14 @@ public final class Main implements Callable<Integer> {
           + "dribbling its headers) is closed. Default: ${DEFAULT-VALUE}")
   int httpIdleTimeoutMs;
 
+  @Option(names = "--max-setup-bytes", defaultValue = "65536",
+      description = "Largest SETUP frame a TCP connection may announce before it is set up. Default: ${DEFAULT-VALUE}")
+  int maxSetupBytes;
+
+  @Option(names = "--setup-timeout-ms", defaultValue = "10000",
+      description = "A TCP connection must send its whole SETUP within this. Default: ${DEFAULT-VALUE}")
+  int setupTimeoutMs;
+
   @Option(names = "--max-pending-events", defaultValue = "1000",
       description = "Events a slow subscriber may have pending before they collapse into one snapshot "
           + "Default: ${DEFAULT-VALUE}")
@@ -186,7 +194,7 @@ public final class Main implements Callable<Integer> {
         .withWebSocketPort(webSocketPort)
         .withHttpPort(httpPort)
         .withLimits(new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
-            minKeepAliveIntervalMs, httpIdleTimeoutMs))
+            minKeepAliveIntervalMs, httpIdleTimeoutMs, maxSetupBytes, setupTimeoutMs))
         .withMaxInstancesPerConnection(maxInstancesPerConnection)
         .withMaxPendingEvents(maxPendingEvents)
         .withHeartbeat(timings)

@@ -66,6 +66,8 @@ class SettingsTableTest {
             c -> c.limits().maxOutboundBacklogBytes()),
         integer("--min-keepalive-interval-ms", "2000", "3000", "4000", c -> c.limits().minKeepAliveIntervalMs()),
         integer("--http-idle-timeout-ms", "31000", "32000", "33000", c -> c.limits().httpIdleTimeoutMs()),
+        integer("--max-setup-bytes", "1000", "2000", "3000", c -> c.limits().maxSetupBytes()),
+        integer("--setup-timeout-ms", "11000", "12000", "13000", c -> c.limits().setupTimeoutMs()),
         integer("--max-pending-events", "31", "32", "33", ServerConfig::maxPendingEvents),
         setting("--heartbeat-interval-ms", "4000", "3000", "2000", c -> c.heartbeat().intervalMs(), Long::valueOf),
         setting("--heartbeat-timeout-ms", "16000", "17000", "18000", c -> c.heartbeat().timeoutMs(), Long::valueOf),

@@ -104,6 +104,10 @@ public final class RSocketEndpoint {
       return;
     }
     connections.add(connection.channel());
+    if (connection.channel().pipeline().get(NettyPipeline.HttpCodec) == null) { // TCP; WebSocket is bounded by HTTP
+      connection.channel().pipeline().addFirst("setup-guard",
+          new SetupGuard(limits.maxSetupBytes(), Duration.ofMillis(limits.setupTimeoutMs())));
+    }
     connection.addHandlerLast("outbound-backlog-guard", backlogGuard);
     // After the frame decoder, which the transport adds once this callback has run: exceptions
     // travel towards the tail, so only a handler behind the decoder sees the one it raises.

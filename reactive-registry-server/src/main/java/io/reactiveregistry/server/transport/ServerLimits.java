@@ -11,22 +11,32 @@ package io.reactiveregistry.server.transport;
  *     a shorter one is refused with {@code REJECTED_SETUP} naming this floor
  * @param httpIdleTimeoutMs an HTTP (or not yet upgraded WebSocket) connection that has not
  *     completed a request this long is closed, idle or dribbling its headers (slowloris)
+ * @param maxSetupBytes the largest first frame (SETUP) a TCP connection may announce
+ * @param setupTimeoutMs a TCP connection that has not sent its whole SETUP this long after it
+ *     was accepted is closed
  */
 public record ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes,
-    int minKeepAliveIntervalMs, int httpIdleTimeoutMs) {
+    int minKeepAliveIntervalMs, int httpIdleTimeoutMs, int maxSetupBytes, int setupTimeoutMs) {
   /** Below this a client's keepalive costs the server more than it tells it (1 ms: 1,000 frames a second). */
   public static final int DEFAULT_MIN_KEEPALIVE_INTERVAL_MS = 1_000;
   public static final int DEFAULT_HTTP_IDLE_TIMEOUT_MS = 30_000;
+  public static final int DEFAULT_MAX_SETUP_BYTES = 64 * 1024;
+  public static final int DEFAULT_SETUP_TIMEOUT_MS = 10_000;
   public static final ServerLimits DEFAULTS = new ServerLimits(1024 * 1024, 1_000, 32 * 1024 * 1024);
 
   /** With the default keepalive floor and HTTP timeouts. */
   public ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes) {
     this(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes, DEFAULT_MIN_KEEPALIVE_INTERVAL_MS,
-        DEFAULT_HTTP_IDLE_TIMEOUT_MS);
+        DEFAULT_HTTP_IDLE_TIMEOUT_MS, DEFAULT_MAX_SETUP_BYTES, DEFAULT_SETUP_TIMEOUT_MS);
   }
 
   public ServerLimits withHttpIdleTimeout(int idleMs) {
     return new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
-        minKeepAliveIntervalMs, idleMs);
+        minKeepAliveIntervalMs, idleMs, maxSetupBytes, setupTimeoutMs);
+  }
+
+  public ServerLimits withSetup(int maxBytes, int timeoutMs) {
+    return new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
+        minKeepAliveIntervalMs, httpIdleTimeoutMs, maxBytes, timeoutMs);
   }
 }

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /** Frames a well-behaved client never sends, on a bare socket. */
 class ProtocolEdgesTest {
-  private final ServerFixture fixture = new ServerFixture();
+  private final ServerFixture fixture = new ServerFixture(io.reactiveregistry.server.ServerConfig.ephemeralLoopback()
+      .withLimits(io.reactiveregistry.server.transport.ServerLimits.DEFAULTS.withSetup(64 * 1024, 1_500)));
 
   @AfterEach
   void stop() {
@@ -95,6 +96,39 @@ class ProtocolEdgesTest {
       assertThat(received).as("a CONNECTION_ERROR saying why").contains("LEASE frames are sent by servers");
       await().atMost(Duration.ofSeconds(10)).until(() -> instances(bystander) == 1);
       assertThat(bystander.isDisposed()).isFalse();
+    }
+  }
+
+  /** Reads until the server closes the socket; how long that took in ms, or -1 if still open after 10 s. */
+  private static long millisUntilClosed(Socket socket) throws Exception {
+    long start = System.nanoTime();
+    socket.setSoTimeout(10_000);
+    try {
+      socket.getInputStream().readAllBytes();
+    } catch (java.net.SocketTimeoutException stillOpen) {
+      return -1;
+    } catch (java.net.SocketException reset) {
+      // closed
+    }
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+
+  @Test
+  void aFirstFrameLargerThanASetupClosesTheConnectionBeforeItIsBuffered() throws Exception {
+    WireClient bystander = fixture.connect("bystander");
+    try (Socket socket = new Socket("127.0.0.1", fixture.port())) {
+      // Announces a frame of 2 MiB - 1, then sends a little of it: nothing more is read or kept.
+      socket.getOutputStream().write(new byte[] {0x1F, (byte) 0xFF, (byte) 0xFF, 0, 0, 0, 0});
+      assertThat(millisUntilClosed(socket)).isBetween(0L, 1_000L);
+    }
+    assertThat(bystander.call("server.info", "{}")).contains("\"protocol\":1");
+  }
+
+  @Test
+  void aConnectionThatNeverSetsUpIsClosedAtTheDeadline() throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", fixture.port())) {
+      socket.getOutputStream().write(new byte[] {0, 0, 40}); // a SETUP of 40 bytes is announced, none arrive
+      assertThat(millisUntilClosed(socket)).as("closed by the 1.5 s setup deadline").isBetween(1_000L, 6_000L);
     }
   }
 }
