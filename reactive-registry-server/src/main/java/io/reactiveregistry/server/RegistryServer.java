@@ -114,7 +114,8 @@ public final class RegistryServer implements Disposable {
       TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());
       runtime.addListener(trace);
       runtime.addListener(new ChangeCounter(meters));
-      RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock, serverMeters);
+      RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock, serverMeters,
+          () -> store == null ? "IN_MEMORY" : store.healthy() ? "OK" : "FAILED: " + store.failureDescription());
       registerGauges(serverMeters, runtime, endpoint);
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
       AtomicBoolean ready = new AtomicBoolean();

@@ -2,6 +2,10 @@ package io.reactiveregistry.protocol.message;
 
 import java.util.List;
 
-/** Answer to {@code server.info}. */
+/**
+ * Answer to {@code server.info}. {@code storage} is {@code "OK"}, {@code "IN_MEMORY"} or
+ * {@code "FAILED: <what failed>"} (durable writes are refused until a restart).
+ */
 public record ServerInfo(
-    String version, int protocol, String nodeId, List<String> members, long uptimeMs, boolean selfPreservation) {}
+    String version, int protocol, String nodeId, List<String> members, long uptimeMs, boolean selfPreservation,
+    String storage) {}

@@ -52,9 +52,10 @@ public final class RSocketEndpoint {
   private final RequestHandlers handlers;
   private final ServerLimits limits;
 
+  /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
   public RSocketEndpoint(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, ServerLimits limits,
-      InstantSource clock, ServerMeters meters) {
-    this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters);
+      InstantSource clock, ServerMeters meters, java.util.function.Supplier<String> storage) {
+    this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage);
     this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters);
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());

@@ -70,8 +70,11 @@ final class RequestHandlers {
   private final ServerMeters meters;
   private final SnapshotCache snapshots = new SnapshotCache(100_000);
 
+  private final java.util.function.Supplier<String> storage;
+
   RequestHandlers(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
-      ServerMeters meters) {
+      ServerMeters meters, java.util.function.Supplier<String> storage) {
+    this.storage = storage;
     this.runtime = runtime;
     this.trace = trace;
     this.meters = meters;
@@ -246,7 +249,8 @@ final class RequestHandlers {
 
   private ServerInfo serverInfo() {
     return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), List.of(identity.nodeId()),
-        clock.millis() - identity.startedAtMillis(), runtime.read(registry -> registry.selfPreserving()));
+        clock.millis() - identity.startedAtMillis(), runtime.read(registry -> registry.selfPreserving()),
+        storage.get());
   }
 
   private static ServiceKey service(String namespace, String group, String service) {

@@ -3,6 +3,7 @@ package io.reactiveregistry.server.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.e2e.ServerFixture;
@@ -44,6 +45,7 @@ class StorageFailureEndToEndTest {
       client.call("instance.register", persistent("127.0.0.1"));
       assertThat(status(fixture, "/ready")).isEqualTo(200);
       assertThat(status(fixture, "/health")).isEqualTo(200);
+      assertThat(client.call("server.info", "{}", ServerInfo.class).storage()).isEqualTo("OK");
 
       fixture.server().storage().orElseThrow().raftServer().close(); // the log is gone from under the server
 
@@ -57,6 +59,7 @@ class StorageFailureEndToEndTest {
       assertThat(status(fixture, "/ready")).isEqualTo(503);
       // Liveness says so too: the server needs a restart, and a supervisor acting on /health will do it.
       assertThat(status(fixture, "/health")).isEqualTo(503);
+      assertThat(client.call("server.info", "{}", ServerInfo.class).storage()).startsWith("FAILED: ");
 
       // Ephemeral work never touches storage: it goes on, on the same connection.
       String orders = "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}";
