@@ -3,18 +3,13 @@ package io.reactiveregistry.server.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.transport.ServerLimits;
-import io.rsocket.frame.FrameLengthCodec;
 import io.rsocket.frame.RequestResponseFrameCodec;
-import io.rsocket.frame.SetupFrameCodec;
-import io.rsocket.util.DefaultPayload;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -41,9 +36,8 @@ class FloodingPeerTest {
       socket.setReceiveBufferSize(4 * 1024);
       OutputStream out = socket.getOutputStream();
       ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
-      out.write(framed(SetupFrameCodec.encode(alloc, false, 30_000, 90_000, Unpooled.EMPTY_BUFFER,
-          Protocol.METADATA_MIME_TYPE, Protocol.DATA_MIME_TYPE, DefaultPayload.create("{\"client\":\"flood\"}"))));
-      out.write(framed(RequestResponseFrameCodec.encode(alloc, 1, false,
+      out.write(RawFrames.setup(30_000, 90_000, "{\"client\":\"flood\"}"));
+      out.write(RawFrames.framed(RequestResponseFrameCodec.encode(alloc, 1, false,
           RouteMetadata.encode(alloc, "instance.register"),
           Unpooled.copiedBuffer(RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080), StandardCharsets.UTF_8))));
       WireClient watcher = fixture.connect("watcher");
@@ -56,7 +50,7 @@ class FloodingPeerTest {
           ByteArrayOutputStream requests = new ByteArrayOutputStream();
           for (int i = 0; i < 1_000; i++) {
             int streamId = 3 + 2 * (batch * 1_000 + i);
-            requests.write(framed(RequestResponseFrameCodec.encode(alloc, streamId, false,
+            requests.write(RawFrames.framed(RequestResponseFrameCodec.encode(alloc, streamId, false,
                 RouteMetadata.encode(alloc, "server.info"), Unpooled.copiedBuffer("{}", StandardCharsets.UTF_8))));
           }
           out.write(requests.toByteArray());
@@ -70,13 +64,5 @@ class FloodingPeerTest {
           watcher.call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class).instances().isEmpty());
       assertThat(watcher.call("server.info", "{}")).contains("\"protocol\":1");
     }
-  }
-
-  private static byte[] framed(ByteBuf frame) {
-    ByteBuf withLength = FrameLengthCodec.encode(ByteBufAllocator.DEFAULT, frame.readableBytes(), frame);
-    byte[] bytes = new byte[withLength.readableBytes()];
-    withLength.readBytes(bytes);
-    withLength.release();
-    return bytes;
   }
 }

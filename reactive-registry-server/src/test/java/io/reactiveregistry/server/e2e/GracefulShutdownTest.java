@@ -5,17 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
 import io.rsocket.frame.ErrorFrameCodec;
 import io.rsocket.frame.FrameHeaderCodec;
 import io.rsocket.frame.FrameLengthCodec;
 import io.rsocket.frame.FrameType;
-import io.rsocket.frame.SetupFrameCodec;
-import io.rsocket.util.DefaultPayload;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -56,8 +52,7 @@ class GracefulShutdownTest {
         .isEqualTo(200);
     // A bare peer reads what the stop sends it, frame by frame, until the server closes its socket.
     Socket peer = new Socket("127.0.0.1", port);
-    peer.getOutputStream().write(framed(SetupFrameCodec.encode(ByteBufAllocator.DEFAULT, false, 30_000, 90_000,
-        Unpooled.EMPTY_BUFFER, Protocol.METADATA_MIME_TYPE, Protocol.DATA_MIME_TYPE, DefaultPayload.create("{}"))));
+    peer.getOutputStream().write(RawFrames.setup(30_000, 90_000, "{}"));
     await().atMost(Duration.ofSeconds(5)).until(() -> fixture.server().openConnections() == 2);
     CompletableFuture<byte[]> peerReceived = CompletableFuture.supplyAsync(() -> {
       try {
@@ -101,13 +96,5 @@ class GracefulShutdownTest {
     assertThat(errors).containsExactly(ErrorFrameCodec.CONNECTION_CLOSE + " the server is shutting down");
     peer.close();
     fixture.server().disposeNow(Duration.ofSeconds(10));
-  }
-
-  private static byte[] framed(ByteBuf frame) {
-    ByteBuf withLength = FrameLengthCodec.encode(ByteBufAllocator.DEFAULT, frame.readableBytes(), frame);
-    byte[] bytes = new byte[withLength.readableBytes()];
-    withLength.readBytes(bytes);
-    withLength.release();
-    return bytes;
   }
 }

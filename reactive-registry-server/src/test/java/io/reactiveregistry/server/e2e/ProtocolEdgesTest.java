@@ -6,13 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
-import io.rsocket.frame.FrameLengthCodec;
 import io.rsocket.frame.RequestResponseFrameCodec;
-import io.rsocket.frame.SetupFrameCodec;
-import io.rsocket.util.DefaultPayload;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -31,33 +27,23 @@ class ProtocolEdgesTest {
     fixture.close();
   }
 
-  private static byte[] framed(ByteBuf frame) {
-    ByteBuf withLength = FrameLengthCodec.encode(ByteBufAllocator.DEFAULT, frame.readableBytes(), frame);
-    byte[] bytes = new byte[withLength.readableBytes()];
-    withLength.readBytes(bytes);
-    withLength.release();
-    return bytes;
-  }
-
   /** A frame header alone: stream 0, the given 6-bit type and flags. */
   private static byte[] bareFrame(int type, int flags, byte[] body) {
     ByteBuf frame = Unpooled.buffer();
     frame.writeInt(0);
     frame.writeShort((type << 10) | flags);
     frame.writeBytes(body);
-    return framed(frame);
+    return RawFrames.framed(frame);
   }
 
   private Socket setUp() throws Exception {
     Socket socket = new Socket("127.0.0.1", fixture.port());
-    socket.getOutputStream().write(framed(SetupFrameCodec.encode(ByteBufAllocator.DEFAULT, false, 30_000, 90_000,
-        Unpooled.EMPTY_BUFFER, Protocol.METADATA_MIME_TYPE, Protocol.DATA_MIME_TYPE,
-        DefaultPayload.create("{\"client\":\"edge\"}"))));
+    socket.getOutputStream().write(RawFrames.setup(30_000, 90_000, "{\"client\":\"edge\"}"));
     return socket;
   }
 
   private static byte[] register(int streamId, String ip) {
-    return framed(RequestResponseFrameCodec.encode(ByteBufAllocator.DEFAULT, streamId, false,
+    return RawFrames.framed(RequestResponseFrameCodec.encode(ByteBufAllocator.DEFAULT, streamId, false,
         RouteMetadata.encode(ByteBufAllocator.DEFAULT, "instance.register"),
         Unpooled.copiedBuffer(RegistryEndToEndTest.registration("orders", ip, 8080), StandardCharsets.UTF_8)));
   }

@@ -6,13 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
-import io.rsocket.frame.FrameLengthCodec;
 import io.rsocket.frame.RequestResponseFrameCodec;
-import io.rsocket.frame.SetupFrameCodec;
-import io.rsocket.util.DefaultPayload;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -40,12 +36,11 @@ class SilentPeerTest {
 
       OutputStream out = socket.getOutputStream();
       ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
-      write(out, SetupFrameCodec.encode(alloc, false, 1_000, 2_000, Unpooled.EMPTY_BUFFER,
-          Protocol.METADATA_MIME_TYPE, Protocol.DATA_MIME_TYPE, DefaultPayload.create("{\"client\":\"frozen\"}")));
+      out.write(RawFrames.setup(1_000, 2_000, "{\"client\":\"frozen\"}"));
       ByteBuf body = Unpooled.copiedBuffer(RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080),
           StandardCharsets.UTF_8);
-      write(out, RequestResponseFrameCodec.encode(alloc, 1, false, RouteMetadata.encode(alloc, "instance.register"),
-          body));
+      out.write(RawFrames.framed(RequestResponseFrameCodec.encode(alloc, 1, false,
+          RouteMetadata.encode(alloc, "instance.register"), body)));
       // The answer's first bytes: the registration was applied (a busy machine may take a while).
       socket.setSoTimeout(10_000);
       assertThat(socket.getInputStream().read()).isNotNegative();
@@ -60,14 +55,5 @@ class SilentPeerTest {
           .isEmpty();
       watch.dispose();
     }
-  }
-
-  private static void write(OutputStream out, ByteBuf frame) throws Exception {
-    ByteBuf framed = FrameLengthCodec.encode(ByteBufAllocator.DEFAULT, frame.readableBytes(), frame);
-    byte[] bytes = new byte[framed.readableBytes()];
-    framed.readBytes(bytes);
-    framed.release();
-    out.write(bytes);
-    out.flush();
   }
 }
