@@ -25,6 +25,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -114,15 +115,16 @@ public final class RegistryServer implements Disposable {
       TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());
       runtime.addListener(trace);
       runtime.addListener(new ChangeCounter(meters));
+      // What failed beyond repair without a restart; null while nothing has.
+      Supplier<String> storageFailure = () -> store == null ? null : store.failureDescription();
       RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock, serverMeters,
-          () -> store == null ? "IN_MEMORY" : store.healthy() ? "OK" : "FAILED: " + store.failureDescription());
+          () -> store == null ? "IN_MEMORY" : storageFailure.get() == null ? "OK" : "FAILED: " + storageFailure.get());
       registerGauges(serverMeters, runtime, endpoint);
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
       AtomicBoolean ready = new AtomicBoolean();
       HttpEndpoint httpEndpoint = new HttpEndpoint(runtime, meters,
-          () -> ready.get() && (store == null || store.healthy()),
-          Duration.ofMillis(config.limits().httpIdleTimeoutMs()),
-          () -> store == null ? null : store.failureDescription());
+          () -> ready.get() && storageFailure.get() == null,
+          Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure);
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = restored == null ? Mono.empty()
@@ -165,8 +167,8 @@ public final class RegistryServer implements Disposable {
   }
 
   /** Durable storage, when the server keeps durable state on disk; for embedding and tests. */
-  public java.util.Optional<RatisStore> storage() {
-    return java.util.Optional.ofNullable(store);
+  public Optional<RatisStore> storage() {
+    return Optional.ofNullable(store);
   }
 
   /** The server's meters, in Prometheus text format by {@link PrometheusMeterRegistry#scrape()}. */

@@ -1,24 +1,24 @@
 package io.reactiveregistry.server.transport;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
 import io.rsocket.exceptions.ConnectionErrorException;
-import io.rsocket.frame.ErrorFrameCodec;
-import io.rsocket.frame.FrameLengthCodec;
 import io.rsocket.frame.FrameType;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Frames on a TCP connection, before RSocket-Java sees them, for the two cases it gets wrong: a
- * frame of a type it does not know with the IGNORE flag must be ignored (the RSocket
- * specification), where RSocket-Java stops reading the connection; and a frame only a server may
- * send (LEASE) makes it fail inside (a {@code NullPointerException}). Such a frame is dropped, or
- * answered with a {@code CONNECTION_ERROR} that says why, and that connection alone is closed.
+ * Frames on a TCP connection, between the frame decoder and RSocket-Java, for the cases RSocket-Java
+ * gets wrong: a frame of a type it does not know with the IGNORE flag must be ignored (the RSocket
+ * specification), where RSocket-Java stops reading the connection; a frame only a server may send
+ * (LEASE) makes it fail inside (a {@code NullPointerException}); and a frame longer than the
+ * decoder accepts is skipped by the decoder, which leaves the connection open with the request in
+ * it never answered. Such a frame is dropped, or answered with a {@code CONNECTION_ERROR} that
+ * says why, and that connection alone is closed (releasing what it owned).
  */
 @ChannelHandler.Sharable
 final class InboundFrameFilter extends ChannelInboundHandlerAdapter {
@@ -28,6 +28,12 @@ final class InboundFrameFilter extends ChannelInboundHandlerAdapter {
   private static final int TYPE_SHIFT = 10;
   private static final int FLAG_IGNORE = 0b10_0000_0000;
   private static final Set<FrameType> SERVER_ONLY = Set.of(FrameType.LEASE);
+
+  private final int frameLimitBytes;
+
+  InboundFrameFilter(int frameLimitBytes) {
+    this.frameLimitBytes = frameLimitBytes;
+  }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
@@ -51,6 +57,15 @@ final class InboundFrameFilter extends ChannelInboundHandlerAdapter {
     super.channelRead(ctx, msg);
   }
 
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+    if (cause instanceof TooLongFrameException) {
+      refuse(ctx, null, "a frame longer than " + frameLimitBytes + " bytes (" + cause.getMessage() + ")");
+      return;
+    }
+    super.exceptionCaught(ctx, cause);
+  }
+
   private static FrameType known(int encodedType) {
     try {
       return FrameType.fromEncodedType(encodedType);
@@ -60,10 +75,10 @@ final class InboundFrameFilter extends ChannelInboundHandlerAdapter {
   }
 
   private static void refuse(ChannelHandlerContext ctx, ByteBuf frame, String reason) {
-    frame.release();
+    if (frame != null) {
+      frame.release();
+    }
     log.warn("closing {}: {}", ctx.channel().remoteAddress(), reason);
-    ByteBuf error = ErrorFrameCodec.encode(ctx.alloc(), 0, new ConnectionErrorException(reason));
-    ctx.writeAndFlush(FrameLengthCodec.encode(ctx.alloc(), error.readableBytes(), error))
-        .addListener(ChannelFutureListener.CLOSE);
+    ErrorFrames.sendAndClose(ctx, ctx.alloc(), new ConnectionErrorException(reason));
   }
 }

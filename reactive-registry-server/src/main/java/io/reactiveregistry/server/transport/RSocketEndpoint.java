@@ -1,15 +1,13 @@
 package io.reactiveregistry.server.transport;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelPipeline;
 import io.rsocket.exceptions.ConnectionCloseException;
-import io.rsocket.frame.ErrorFrameCodec;
-import io.rsocket.frame.FrameLengthCodec;
 import io.rsocket.transport.netty.RSocketLengthCodec;
 import java.net.SocketAddress;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.Supplier;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.ChannelGroupFuture;
@@ -46,20 +44,19 @@ public final class RSocketEndpoint {
   private volatile boolean stopping;
   private final PeerAddresses peers = new PeerAddresses();
   private final OutboundBacklogGuard backlogGuard;
-  private final OversizedFrameGuard oversizedFrameGuard;
-  private final InboundFrameFilter inboundFrameFilter = new InboundFrameFilter();
+  private final InboundFrameFilter inboundFrameFilter;
   private final SetupAcceptor acceptor;
   private final RequestHandlers handlers;
   private final ServerLimits limits;
 
   /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
   public RSocketEndpoint(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, ServerLimits limits,
-      InstantSource clock, ServerMeters meters, java.util.function.Supplier<String> storage) {
+      InstantSource clock, ServerMeters meters, Supplier<String> storage) {
     this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage);
     this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters);
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
-    this.oversizedFrameGuard = new OversizedFrameGuard(frameLimit());
+    this.inboundFrameFilter = new InboundFrameFilter(frameLimit());
   }
 
   public Mono<CloseableChannel> bindTcp(String host, int port) {
@@ -113,13 +110,9 @@ public final class RSocketEndpoint {
     // After the frame decoder, which the transport adds once this callback has run: exceptions
     // travel towards the tail, so only a handler behind the decoder sees the one it raises.
     connection.channel().eventLoop().execute(() -> {
-      if (connection.channel().pipeline().get(NettyPipeline.ReactiveBridge) != null) {
-        connection.channel().pipeline().addBefore(NettyPipeline.ReactiveBridge, "oversized-frame-guard",
-            oversizedFrameGuard);
-        if (connection.channel().pipeline().get(RSocketLengthCodec.class) != null) {
-          connection.channel().pipeline().addBefore(NettyPipeline.ReactiveBridge, "inbound-frame-filter",
-              inboundFrameFilter);
-        }
+      ChannelPipeline pipeline = connection.channel().pipeline();
+      if (pipeline.get(RSocketLengthCodec.class) != null && pipeline.get(NettyPipeline.ReactiveBridge) != null) {
+        pipeline.addBefore(NettyPipeline.ReactiveBridge, "inbound-frame-filter", inboundFrameFilter);
       }
     });
   }
@@ -148,6 +141,9 @@ public final class RSocketEndpoint {
    * Closes every connection the way RSocket means it: a {@code CONNECTION_CLOSE} error with the
    * reason, then the close; whatever is still open after {@code grace} is closed outright.
    */
+  // On TCP the frame is written straight to the channel and the channel closed once it is out:
+  // RSocket's own sendErrorAndClose queues the frame behind its sender, which a connection that has
+  // sent nothing since its SETUP did not always flush before it closed (about one stop in ten).
   public Mono<Void> closeConnectionsGracefully(String reason, Duration grace) {
     return Mono.defer(() -> {
       stopping = true;
@@ -155,7 +151,7 @@ public final class RSocketEndpoint {
       for (Channel channel : connections) {
         if (channel.pipeline().get(RSocketLengthCodec.class) != null) {
           closedHere.add(channel.remoteAddress());
-          closeWithError(channel, reason);
+          ErrorFrames.sendAndClose(channel, channel.alloc(), new ConnectionCloseException(reason));
         }
       }
       peers.closeAll(reason, closedHere);
@@ -163,17 +159,6 @@ public final class RSocketEndpoint {
     });
   }
 
-  /**
-   * On TCP the frame is written straight to the channel and the channel closed once it is out:
-   * RSocket's own {@code sendErrorAndClose} queues the frame behind its sender, which a connection
-   * that has sent nothing since its SETUP did not always flush before it closed (seen in about one
-   * stop in ten), so the peer saw the close without its reason.
-   */
-  private static void closeWithError(Channel channel, String reason) {
-    ByteBuf error = ErrorFrameCodec.encode(channel.alloc(), 0, new ConnectionCloseException(reason));
-    channel.writeAndFlush(FrameLengthCodec.encode(channel.alloc(), error.readableBytes(), error))
-        .addListener(ChannelFutureListener.CLOSE);
-  }
 
   /** From now on a new connection is closed as soon as it is accepted. */
   public void stopAccepting() {

@@ -54,6 +54,7 @@ import io.reactiveregistry.server.core.Registry;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 
 /**
@@ -70,10 +71,10 @@ final class RequestHandlers {
   private final ServerMeters meters;
   private final SnapshotCache snapshots = new SnapshotCache(100_000);
 
-  private final java.util.function.Supplier<String> storage;
+  private final Supplier<String> storage;
 
   RequestHandlers(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
-      ServerMeters meters, java.util.function.Supplier<String> storage) {
+      ServerMeters meters, Supplier<String> storage) {
     this.storage = storage;
     this.runtime = runtime;
     this.trace = trace;

@@ -209,8 +209,10 @@ class ErrorsEndToEndTest {
     // The limit is 64 KiB: up to 128 KiB gets LIMIT_EXCEEDED; a 200 KiB frame is not buffered at all.
     String huge = registration("orders", "127.0.0.1", 81, "\"metadata\":{\"k\":\"" + "x".repeat(200_000) + "\"}");
 
+    // Told why, as a connection error (not a refusal of the request: the frame was never read).
     assertThatThrownBy(() -> flooder.call("instance.register", huge))
-        .isNotInstanceOf(io.rsocket.exceptions.ApplicationErrorException.class);
+        .isInstanceOf(io.rsocket.exceptions.ConnectionErrorException.class)
+        .hasMessageContaining("a frame longer than 131072 bytes");
     await().atMost(Duration.ofSeconds(10)).until(flooder::isDisposed);
 
     // Closing it released what it owned, and nobody else noticed.
