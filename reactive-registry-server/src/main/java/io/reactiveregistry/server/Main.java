@@ -1,5 +1,6 @@
 package io.reactiveregistry.server;
 
+import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.transport.ServerLimits;
@@ -79,6 +80,24 @@ public final class Main implements Callable<Integer> {
   @Option(names = "--setup-timeout-ms", defaultValue = "10000",
       description = "A TCP connection must send its whole SETUP within this. Default: ${DEFAULT-VALUE}")
   int setupTimeoutMs;
+
+  @Option(names = "--max-connections-per-port", defaultValue = "50000",
+      description = "Connections the RSocket TCP port, and the WebSocket port, each hold; more are closed as soon as "
+          + "accepted. Default: ${DEFAULT-VALUE}")
+  int maxConnectionsPerPort;
+
+  @Option(names = "--max-connections-per-address", defaultValue = "5000",
+      description = "Connections one remote address may hold on the RSocket TCP port, and on the WebSocket port. "
+          + "Default: ${DEFAULT-VALUE}")
+  int maxConnectionsPerAddress;
+
+  @Option(names = "--max-http-connections", defaultValue = "1000",
+      description = "Connections the HTTP port holds. Default: ${DEFAULT-VALUE}")
+  int maxHttpConnections;
+
+  @Option(names = "--max-http-connections-per-address", defaultValue = "100",
+      description = "Connections one remote address may hold on the HTTP port. Default: ${DEFAULT-VALUE}")
+  int maxHttpConnectionsPerAddress;
 
   @Option(names = "--max-pending-events", defaultValue = "1000",
       description = "Events a slow subscriber may have pending before they collapse into one snapshot "
@@ -182,19 +201,24 @@ public final class Main implements Callable<Integer> {
   }
 
   ServerConfig toConfig() {
-    HeartbeatTimings timings;
     try {
-      timings = new HeartbeatTimings(heartbeatIntervalMs, heartbeatTimeoutMs, deleteTimeoutMs);
+      return configFromOptions();
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
     }
+  }
+
+  private ServerConfig configFromOptions() {
+    HeartbeatTimings timings = new HeartbeatTimings(heartbeatIntervalMs, heartbeatTimeoutMs, deleteTimeoutMs);
     return ServerConfig.DEFAULTS
         .withHost(host)
         .withTcpPort(port)
         .withWebSocketPort(webSocketPort)
         .withHttpPort(httpPort)
         .withLimits(new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
-            minKeepAliveIntervalMs, httpIdleTimeoutMs, maxSetupBytes, setupTimeoutMs))
+            minKeepAliveIntervalMs, httpIdleTimeoutMs, maxSetupBytes, setupTimeoutMs,
+            new ConnectionDoor.Limits(maxConnectionsPerPort, maxConnectionsPerAddress),
+            new ConnectionDoor.Limits(maxHttpConnections, maxHttpConnectionsPerAddress)))
         .withMaxInstancesPerConnection(maxInstancesPerConnection)
         .withMaxPendingEvents(maxPendingEvents)
         .withHeartbeat(timings)

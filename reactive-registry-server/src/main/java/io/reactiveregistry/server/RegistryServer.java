@@ -2,6 +2,7 @@ package io.reactiveregistry.server;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.audit.ChangeCounter;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.core.Registry;
@@ -124,7 +125,9 @@ public final class RegistryServer implements Disposable {
       AtomicBoolean ready = new AtomicBoolean();
       HttpEndpoint httpEndpoint = new HttpEndpoint(runtime, meters,
           () -> ready.get() && storageFailure.get() == null,
-          Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure);
+          Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure,
+          new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
+              serverMeters.connectionsRefused("http", "address")));
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = restored == null ? Mono.empty()

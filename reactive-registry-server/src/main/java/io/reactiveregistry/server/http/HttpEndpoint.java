@@ -8,6 +8,7 @@ import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.protocol.rules.RuleViolation;
+import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.core.Failure;
 import io.reactiveregistry.server.core.RegistryException;
 import io.reactiveregistry.server.core.ServiceKey;
@@ -48,13 +49,15 @@ public final class HttpEndpoint {
 
   private final Duration idleTimeout;
   private final Supplier<String> failure;
+  private final ConnectionDoor door;
 
   /**
    * @param failure what failed beyond repair without a restart (durable storage), or null while
    *     nothing has: {@code /health} then answers 503 DOWN, so that a supervisor restarts the server
    */
   public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready,
-      Duration idleTimeout, Supplier<String> failure) {
+      Duration idleTimeout, Supplier<String> failure, ConnectionDoor door) {
+    this.door = door;
     this.runtime = runtime;
     this.meters = meters;
     this.ready = ready;
@@ -64,6 +67,13 @@ public final class HttpEndpoint {
 
   public Mono<DisposableServer> bind(String host, int port) {
     return SlowClients.bounded(HttpServer.create().host(host).port(port), idleTimeout)
+        // At the channel's creation: HTTP's doOnConnection waits for a request, which an idle
+        // connection never sends.
+        .doOnChannelInit((observer, channel, remote) -> {
+          if (door.admit(channel) != null) {
+            channel.eventLoop().execute(channel::close); // once initialised: a close within is not carried out
+          }
+        })
         .route(routes -> routes
             .get("/health", (request, response) -> {
               String broken = failure.get();

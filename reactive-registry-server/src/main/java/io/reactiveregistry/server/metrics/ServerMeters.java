@@ -119,6 +119,16 @@ public final class ServerMeters {
     return nanos -> timer.record(nanos, TimeUnit.NANOSECONDS);
   }
 
+  /**
+   * Connections a port closed as soon as it accepted them: past the port's limit ({@code limit=port})
+   * or a remote address's ({@code limit=address}).
+   */
+  public Counter connectionsRefused(String port, String limit) {
+    return Counter.builder("registry.connections.refused").tag("port", port).tag("limit", limit)
+        .description("connections closed as soon as accepted, past a port's or a remote address's limit")
+        .register(registry);
+  }
+
   public MeterRegistry registry() {
     return registry;
   }

@@ -14,7 +14,9 @@ import io.netty.channel.group.ChannelGroupFuture;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.channel.WriteBufferWaterMark;
+import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.audit.TraceHub;
+import io.rsocket.exceptions.RejectedSetupException;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.http.SlowClients;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
@@ -48,6 +50,8 @@ public final class RSocketEndpoint {
   private final SetupAcceptor acceptor;
   private final RequestHandlers handlers;
   private final ServerLimits limits;
+  private final ConnectionDoor tcpDoor;
+  private final ConnectionDoor webSocketDoor;
 
   /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
   public RSocketEndpoint(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, ServerLimits limits,
@@ -57,6 +61,13 @@ public final class RSocketEndpoint {
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
     this.inboundFrameFilter = new InboundFrameFilter(frameLimit());
+    this.tcpDoor = door("tcp", limits.rsocketConnections(), meters);
+    this.webSocketDoor = door("websocket", limits.rsocketConnections(), meters);
+  }
+
+  private static ConnectionDoor door(String port, ConnectionDoor.Limits limits, ServerMeters meters) {
+    return new ConnectionDoor(port, limits, meters.connectionsRefused(port, "port"),
+        meters.connectionsRefused(port, "address"));
   }
 
   public Mono<CloseableChannel> bindTcp(String host, int port) {
@@ -101,8 +112,19 @@ public final class RSocketEndpoint {
       connection.channel().close(); // accepted while the server was stopping
       return;
     }
+    boolean tcp = connection.channel().pipeline().get(NettyPipeline.HttpCodec) == null;
+    String refused = (tcp ? tcpDoor : webSocketDoor).admit(connection.channel());
+    if (refused != null) {
+      // On TCP the client reads why (its SETUP is refused); a WebSocket client has not upgraded yet.
+      if (tcp) {
+        ErrorFrames.refuse(connection.channel(), new RejectedSetupException(refused));
+      } else {
+        connection.channel().close();
+      }
+      return;
+    }
     connections.add(connection.channel());
-    if (connection.channel().pipeline().get(NettyPipeline.HttpCodec) == null) { // TCP; WebSocket is bounded by HTTP
+    if (tcp) { // WebSocket is bounded by HTTP's timeouts
       connection.channel().pipeline().addFirst("setup-guard",
           new SetupGuard(limits.maxSetupBytes(), Duration.ofMillis(limits.setupTimeoutMs())));
     }

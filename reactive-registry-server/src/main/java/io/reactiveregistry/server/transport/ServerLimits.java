@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.transport;
 
+import io.reactiveregistry.server.admission.ConnectionDoor;
+
 /**
  * Per-connection limits; past them a request gets {@code LIMIT_EXCEEDED} and nothing changes.
  *
@@ -14,29 +16,46 @@ package io.reactiveregistry.server.transport;
  * @param maxSetupBytes the largest first frame (SETUP) a TCP connection may announce
  * @param setupTimeoutMs a TCP connection that has not sent its whole SETUP this long after it
  *     was accepted is closed
+ * @param rsocketConnections connections the TCP port, and the WebSocket port, each hold in all and
+ *     from one remote address
+ * @param httpConnections the same for the HTTP port
  */
 public record ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes,
-    int minKeepAliveIntervalMs, int httpIdleTimeoutMs, int maxSetupBytes, int setupTimeoutMs) {
+    int minKeepAliveIntervalMs, int httpIdleTimeoutMs, int maxSetupBytes, int setupTimeoutMs,
+    ConnectionDoor.Limits rsocketConnections, ConnectionDoor.Limits httpConnections) {
   /** Below this a client's keepalive costs the server more than it tells it (1 ms: 1,000 frames a second). */
   public static final int DEFAULT_MIN_KEEPALIVE_INTERVAL_MS = 1_000;
   public static final int DEFAULT_HTTP_IDLE_TIMEOUT_MS = 30_000;
   public static final int DEFAULT_MAX_SETUP_BYTES = 64 * 1024;
   public static final int DEFAULT_SETUP_TIMEOUT_MS = 10_000;
+  /**
+   * Far above what one port of one server serves well, but below what a process's descriptors
+   * allow on most systems; 5,000 from one address leaves room for many clients behind one NAT.
+   */
+  public static final ConnectionDoor.Limits DEFAULT_RSOCKET_CONNECTIONS = new ConnectionDoor.Limits(50_000, 5_000);
+  /** Health probes, scrapes and the read API need a few connections each. */
+  public static final ConnectionDoor.Limits DEFAULT_HTTP_CONNECTIONS = new ConnectionDoor.Limits(1_000, 100);
   public static final ServerLimits DEFAULTS = new ServerLimits(1024 * 1024, 1_000, 32 * 1024 * 1024);
 
   /** With the default keepalive floor and HTTP timeouts. */
   public ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes) {
     this(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes, DEFAULT_MIN_KEEPALIVE_INTERVAL_MS,
-        DEFAULT_HTTP_IDLE_TIMEOUT_MS, DEFAULT_MAX_SETUP_BYTES, DEFAULT_SETUP_TIMEOUT_MS);
+        DEFAULT_HTTP_IDLE_TIMEOUT_MS, DEFAULT_MAX_SETUP_BYTES, DEFAULT_SETUP_TIMEOUT_MS, DEFAULT_RSOCKET_CONNECTIONS,
+        DEFAULT_HTTP_CONNECTIONS);
   }
 
   public ServerLimits withHttpIdleTimeout(int idleMs) {
     return new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
-        minKeepAliveIntervalMs, idleMs, maxSetupBytes, setupTimeoutMs);
+        minKeepAliveIntervalMs, idleMs, maxSetupBytes, setupTimeoutMs, rsocketConnections, httpConnections);
   }
 
   public ServerLimits withSetup(int maxBytes, int timeoutMs) {
     return new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
-        minKeepAliveIntervalMs, httpIdleTimeoutMs, maxBytes, timeoutMs);
+        minKeepAliveIntervalMs, httpIdleTimeoutMs, maxBytes, timeoutMs, rsocketConnections, httpConnections);
+  }
+
+  public ServerLimits withConnections(ConnectionDoor.Limits rsocket, ConnectionDoor.Limits http) {
+    return new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
+        minKeepAliveIntervalMs, httpIdleTimeoutMs, maxSetupBytes, setupTimeoutMs, rsocket, http);
   }
 }

@@ -13,6 +13,7 @@ import io.rsocket.core.RSocketConnector;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.transport.netty.client.WebsocketClientTransport;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import reactor.netty.tcp.TcpClient;
 import io.rsocket.util.ByteBufPayload;
@@ -35,11 +36,21 @@ public final class WireClient implements AutoCloseable {
   }
 
   public static WireClient connect(int port, String client) {
+    return connect(TcpClient.newConnection().host("127.0.0.1").port(port), client);
+  }
+
+  /** From another loopback address ({@code 127.0.0.2}...), as a client on another machine would. */
+  public static WireClient connectFrom(String localAddress, int port, String client) {
+    return connect(TcpClient.newConnection().host("127.0.0.1").port(port)
+        .bindAddress(() -> new InetSocketAddress(localAddress, 0)), client);
+  }
+
+  private static WireClient connect(TcpClient tcp, String client) {
     RSocket rsocket = RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(DefaultPayload.create("{\"client\":\"" + client + "\"}"))
-        .connect(TcpClientTransport.create(TcpClient.newConnection().host("127.0.0.1").port(port)))
+        .connect(TcpClientTransport.create(tcp))
         .block(Duration.ofSeconds(5));
     return new WireClient(rsocket);
   }
