@@ -99,6 +99,16 @@ public final class Main implements Callable<Integer> {
       description = "Connections one remote address may hold on the HTTP port. Default: ${DEFAULT-VALUE}")
   int maxHttpConnectionsPerAddress;
 
+  @Option(names = "--max-fragment-bytes-per-connection", defaultValue = "8388608",
+      description = "Bytes of unfinished fragmented requests one connection may hold (at least one frame, twice "
+          + "the body limit); past it the request is refused. Default: ${DEFAULT-VALUE}")
+  long maxFragmentBytesPerConnection;
+
+  @Option(names = "--max-fragment-bytes", defaultValue = "67108864",
+      description = "Bytes of unfinished fragmented requests all connections together may hold. "
+          + "Default: ${DEFAULT-VALUE}")
+  long maxFragmentBytes;
+
   @Option(names = "--max-pending-events", defaultValue = "1000",
       description = "Events a slow subscriber may have pending before they collapse into one snapshot "
           + "Default: ${DEFAULT-VALUE}")
@@ -218,7 +228,8 @@ public final class Main implements Callable<Integer> {
         .withLimits(new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
             minKeepAliveIntervalMs, httpIdleTimeoutMs, maxSetupBytes, setupTimeoutMs,
             new ConnectionDoor.Limits(maxConnectionsPerPort, maxConnectionsPerAddress),
-            new ConnectionDoor.Limits(maxHttpConnections, maxHttpConnectionsPerAddress)))
+            new ConnectionDoor.Limits(maxHttpConnections, maxHttpConnectionsPerAddress),
+            new ServerLimits.FragmentLimits(maxFragmentBytesPerConnection, maxFragmentBytes)))
         .withMaxInstancesPerConnection(maxInstancesPerConnection)
         .withMaxPendingEvents(maxPendingEvents)
         .withHeartbeat(timings)

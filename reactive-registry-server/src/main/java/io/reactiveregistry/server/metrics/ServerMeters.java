@@ -35,6 +35,7 @@ public final class ServerMeters {
   private final Counter heartbeatsDropped;
   private final Counter eventsPushed;
   private final Timer pushLatency;
+  private final Counter keepAlivesDropped;
 
   public ServerMeters(MeterRegistry registry) {
     this.registry = registry;
@@ -55,6 +56,9 @@ public final class ServerMeters {
     pushLatency = Timer.builder("registry.push.latency")
         .description("from a change being made to its event being handed to a subscriber's connection")
         .publishPercentiles(0.5, 0.99).register(registry);
+    keepAlivesDropped = Counter.builder("registry.keepalives.dropped")
+        .description("KEEPALIVE frames left unanswered: past the rate one connection may ask answers at")
+        .register(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
@@ -104,6 +108,10 @@ public final class ServerMeters {
 
   public void heartbeatDropped() {
     heartbeatsDropped.increment();
+  }
+
+  public void keepAliveDropped() {
+    keepAlivesDropped.increment();
   }
 
   public void pushed(long changedAtNanos) {

@@ -31,6 +31,10 @@ import reactor.netty.DisposableServer;
 import reactor.netty.NettyPipeline;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.WebsocketServerSpec;
+import reactor.netty.http.websocket.WebsocketInbound;
+import reactor.netty.http.websocket.WebsocketOutbound;
+import java.util.function.BiFunction;
+import org.reactivestreams.Publisher;
 import java.time.Duration;
 import java.time.InstantSource;
 import reactor.core.publisher.Mono;
@@ -46,7 +50,8 @@ public final class RSocketEndpoint {
   private volatile boolean stopping;
   private final PeerAddresses peers = new PeerAddresses();
   private final OutboundBacklogGuard backlogGuard;
-  private final InboundFrameFilter inboundFrameFilter;
+  private final FragmentBudget fragmentBudget;
+  private final ServerMeters meters;
   private final SetupAcceptor acceptor;
   private final RequestHandlers handlers;
   private final ServerLimits limits;
@@ -60,7 +65,10 @@ public final class RSocketEndpoint {
     this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters);
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
-    this.inboundFrameFilter = new InboundFrameFilter(frameLimit());
+    this.meters = meters;
+    this.fragmentBudget = new FragmentBudget(limits.fragments().total());
+    meters.gauge("registry.fragments.held", "bytes of unfinished fragmented requests held, all connections",
+        fragmentBudget::usedBytes);
     this.tcpDoor = door("tcp", limits.rsocketConnections(), meters);
     this.webSocketDoor = door("websocket", limits.rsocketConnections(), meters);
   }
@@ -82,9 +90,24 @@ public final class RSocketEndpoint {
     return SlowClients.bounded(HttpServer.create().host(host).port(port), Duration.ofMillis(limits.httpIdleTimeoutMs()))
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
         .doOnConnection(this::accepted)
-        .route(routes -> routes.ws("/rsocket", WebsocketRouteTransport.newHandler(rsocket), spec))
+        .route(routes -> routes.ws("/rsocket", filtered(WebsocketRouteTransport.newHandler(rsocket)), spec))
         .bind()
         .map(DisposableServer.class::cast);
+  }
+
+  /** The WebSocket handler, with this connection's {@link InboundFrameFilter} in front of RSocket. */
+  private BiFunction<WebsocketInbound, WebsocketOutbound, Publisher<Void>> filtered(
+      BiFunction<WebsocketInbound, WebsocketOutbound, Publisher<Void>> handler) {
+    return (in, out) -> {
+      in.withConnection(connection -> connection.addHandlerLast("inbound-frame-filter",
+          inboundFrameFilter(Framing.WEBSOCKET)));
+      return handler.apply(in, out);
+    };
+  }
+
+  private InboundFrameFilter inboundFrameFilter(Framing framing) {
+    long perConnection = Math.max(limits.fragments().perConnection(), frameLimit());
+    return new InboundFrameFilter(framing, frameLimit(), perConnection, fragmentBudget, meters);
   }
 
   private RSocketServer rsocketServer() {
@@ -134,7 +157,7 @@ public final class RSocketEndpoint {
     connection.channel().eventLoop().execute(() -> {
       ChannelPipeline pipeline = connection.channel().pipeline();
       if (pipeline.get(RSocketLengthCodec.class) != null && pipeline.get(NettyPipeline.ReactiveBridge) != null) {
-        pipeline.addBefore(NettyPipeline.ReactiveBridge, "inbound-frame-filter", inboundFrameFilter);
+        pipeline.addBefore(NettyPipeline.ReactiveBridge, "inbound-frame-filter", inboundFrameFilter(Framing.TCP));
       }
     });
   }

@@ -19,10 +19,27 @@ import io.reactiveregistry.server.admission.ConnectionDoor;
  * @param rsocketConnections connections the TCP port, and the WebSocket port, each hold in all and
  *     from one remote address
  * @param httpConnections the same for the HTTP port
+ * @param fragments bytes of unfinished fragmented requests a connection, and the whole server, may hold
  */
 public record ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes,
     int minKeepAliveIntervalMs, int httpIdleTimeoutMs, int maxSetupBytes, int setupTimeoutMs,
-    ConnectionDoor.Limits rsocketConnections, ConnectionDoor.Limits httpConnections) {
+    ConnectionDoor.Limits rsocketConnections, ConnectionDoor.Limits httpConnections, FragmentLimits fragments) {
+  /**
+   * @param perConnection bytes one connection's unfinished fragmented requests may hold (never
+   *     less than one whole frame: twice the body limit)
+   * @param total the same across every connection of the server
+   */
+  public record FragmentLimits(long perConnection, long total) {
+    public FragmentLimits {
+      if (perConnection < 1 || total < 1) {
+        throw new IllegalArgumentException("fragment limits must be at least 1 byte: " + perConnection + ", " + total);
+      }
+    }
+  }
+
+  /** Four requests of the largest size per connection; a small share of a default heap for the server. */
+  public static final FragmentLimits DEFAULT_FRAGMENTS = new FragmentLimits(8L << 20, 64L << 20);
+
   /** Below this a client's keepalive costs the server more than it tells it (1 ms: 1,000 frames a second). */
   public static final int DEFAULT_MIN_KEEPALIVE_INTERVAL_MS = 1_000;
   public static final int DEFAULT_HTTP_IDLE_TIMEOUT_MS = 30_000;
@@ -41,21 +58,27 @@ public record ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnectio
   public ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes) {
     this(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes, DEFAULT_MIN_KEEPALIVE_INTERVAL_MS,
         DEFAULT_HTTP_IDLE_TIMEOUT_MS, DEFAULT_MAX_SETUP_BYTES, DEFAULT_SETUP_TIMEOUT_MS, DEFAULT_RSOCKET_CONNECTIONS,
-        DEFAULT_HTTP_CONNECTIONS);
+        DEFAULT_HTTP_CONNECTIONS, DEFAULT_FRAGMENTS);
   }
 
   public ServerLimits withHttpIdleTimeout(int idleMs) {
     return new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
-        minKeepAliveIntervalMs, idleMs, maxSetupBytes, setupTimeoutMs, rsocketConnections, httpConnections);
+        minKeepAliveIntervalMs, idleMs, maxSetupBytes, setupTimeoutMs, rsocketConnections, httpConnections, fragments);
   }
 
   public ServerLimits withSetup(int maxBytes, int timeoutMs) {
     return new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
-        minKeepAliveIntervalMs, httpIdleTimeoutMs, maxBytes, timeoutMs, rsocketConnections, httpConnections);
+        minKeepAliveIntervalMs, httpIdleTimeoutMs, maxBytes, timeoutMs, rsocketConnections, httpConnections, fragments);
   }
 
   public ServerLimits withConnections(ConnectionDoor.Limits rsocket, ConnectionDoor.Limits http) {
     return new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
-        minKeepAliveIntervalMs, httpIdleTimeoutMs, maxSetupBytes, setupTimeoutMs, rsocket, http);
+        minKeepAliveIntervalMs, httpIdleTimeoutMs, maxSetupBytes, setupTimeoutMs, rsocket, http, fragments);
+  }
+
+  public ServerLimits withFragments(FragmentLimits value) {
+    return new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
+        minKeepAliveIntervalMs, httpIdleTimeoutMs, maxSetupBytes, setupTimeoutMs, rsocketConnections, httpConnections,
+        value);
   }
 }
