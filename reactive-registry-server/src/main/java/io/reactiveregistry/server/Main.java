@@ -3,6 +3,7 @@ package io.reactiveregistry.server;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
+import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.transport.ServerLimits;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -108,6 +109,35 @@ public final class Main implements Callable<Integer> {
       description = "Bytes of unfinished fragmented requests all connections together may hold. "
           + "Default: ${DEFAULT-VALUE}")
   long maxFragmentBytes;
+
+  @Option(names = "--max-namespaces", defaultValue = "1000",
+      description = "Namespaces holding at least one service. Default: ${DEFAULT-VALUE}")
+  int maxNamespaces;
+
+  @Option(names = "--max-services", defaultValue = "100000",
+      description = "Services of either type, created by an operator or by a registration. Default: ${DEFAULT-VALUE}")
+  int maxServices;
+
+  @Option(names = "--max-services-per-namespace", defaultValue = "20000",
+      description = "Services in one namespace. Default: ${DEFAULT-VALUE}")
+  int maxServicesPerNamespace;
+
+  @Option(names = "--max-persistent-instances", defaultValue = "100000",
+      description = "Persistent instances (kept durably). Default: ${DEFAULT-VALUE}")
+  int maxPersistentInstances;
+
+  @Option(names = "--max-persistent-instances-per-namespace", defaultValue = "20000",
+      description = "Persistent instances in one namespace. Default: ${DEFAULT-VALUE}")
+  int maxPersistentInstancesPerNamespace;
+
+  @Option(names = "--max-durable-metadata-bytes", defaultValue = "67108864",
+      description = "UTF-8 bytes of metadata kept durably (persistent instances', service definitions'). "
+          + "Default: ${DEFAULT-VALUE}")
+  long maxDurableMetadataBytes;
+
+  @Option(names = "--max-durable-metadata-bytes-per-namespace", defaultValue = "16777216",
+      description = "The same, in one namespace. Default: ${DEFAULT-VALUE}")
+  long maxDurableMetadataBytesPerNamespace;
 
   @Option(names = "--max-pending-events", defaultValue = "1000",
       description = "Events a slow subscriber may have pending before they collapse into one snapshot "
@@ -231,6 +261,8 @@ public final class Main implements Callable<Integer> {
             new ConnectionDoor.Limits(maxHttpConnections, maxHttpConnectionsPerAddress),
             new ServerLimits.FragmentLimits(maxFragmentBytesPerConnection, maxFragmentBytes)))
         .withMaxInstancesPerConnection(maxInstancesPerConnection)
+        .withQuotas(new Quotas(maxNamespaces, maxServices, maxServicesPerNamespace, maxPersistentInstances,
+            maxPersistentInstancesPerNamespace, maxDurableMetadataBytes, maxDurableMetadataBytesPerNamespace))
         .withMaxPendingEvents(maxPendingEvents)
         .withHeartbeat(timings)
         .withLifecycle(new LifecycleConfig(Duration.ofMillis(emptyServiceCleanupMs), Duration.ofMillis(overrideRetentionMs),

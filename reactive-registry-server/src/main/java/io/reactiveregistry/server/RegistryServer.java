@@ -269,6 +269,10 @@ public final class RegistryServer implements Disposable {
     meters.gauge("registry.self.preservation", "1 while missed heartbeats do not expire instances",
         () -> runtime.read(Registry::selfPreserving) ? 1 : 0);
     meters.gauge("registry.services", "services", () -> runtime.read(Registry::serviceCount));
+    meters.gauge("registry.namespaces", "namespaces holding at least one service",
+        () -> runtime.read(Registry::namespaceCount));
+    meters.gauge("registry.durable.metadata.bytes", "UTF-8 bytes of metadata kept durably",
+        () -> runtime.read(Registry::durableMetadataBytes));
     // Counting looks at every instance under the monitor: once per scrape, shared by the four gauges
     // (a scrape reads them within microseconds; the figures are at most 100 ms old).
     Supplier<InstanceCounts> counts =

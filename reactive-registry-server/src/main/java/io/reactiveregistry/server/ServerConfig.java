@@ -2,6 +2,7 @@ package io.reactiveregistry.server;
 
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
+import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.core.RegistryConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
 import io.reactiveregistry.server.transport.ServerLimits;
@@ -22,11 +23,12 @@ import java.time.Duration;
  * @param lifecycle empty-service cleanup, override retention and self-preservation
  * @param healthChecks checks of persistent instances
  * @param storage where durable state is kept (service definitions, persistent instances, overrides)
+ * @param quotas how much the registry holds, in all and per namespace
  */
 public record ServerConfig(
     String host, int tcpPort, int webSocketPort, int httpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
     HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle, HealthChecks healthChecks,
-    StorageConfig storage) {
+    StorageConfig storage, Quotas quotas) {
 
   /** Checks of persistent instances: how often each is checked, how long a check may take, how many at once. */
   public record HealthChecks(Duration interval, Duration timeout, int concurrency) {
@@ -35,7 +37,7 @@ public record ServerConfig(
 
   public static final ServerConfig DEFAULTS = new ServerConfig("0.0.0.0", 7070, 7071, 7080, ServerLimits.DEFAULTS,
       10_000, 1_000, HeartbeatTimings.DEFAULTS, Duration.ofMillis(100), LifecycleConfig.DEFAULTS,
-      HealthChecks.DEFAULTS, StorageConfig.DEFAULTS);
+      HealthChecks.DEFAULTS, StorageConfig.DEFAULTS, Quotas.DEFAULTS);
 
   /** Loopback on free ports, durable state in memory only: what tests and embedded uses want. */
   public static ServerConfig ephemeralLoopback() {
@@ -44,58 +46,63 @@ public record ServerConfig(
   }
 
   public ServerConfig withHost(String value) {
-    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage);
+    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
   }
 
   public ServerConfig withTcpPort(int value) {
-    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage);
+    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
   }
 
   public ServerConfig withWebSocketPort(int value) {
     return new ServerConfig(host, tcpPort, value, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
   }
 
   public ServerConfig withHttpPort(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, value, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
   }
 
   public ServerConfig withMaxInstancesPerConnection(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
   }
 
   public ServerConfig withMaxPendingEvents(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
   }
 
   public ServerConfig withHeartbeat(HeartbeatTimings value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas);
   }
 
   public ServerConfig withExpiryTick(Duration value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas);
   }
 
   public ServerConfig withLifecycle(LifecycleConfig value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas);
   }
 
   public ServerConfig withHealthChecks(HealthChecks value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, value, storage);
+        heartbeat, expiryTick, lifecycle, value, storage, quotas);
   }
 
   public ServerConfig withStorage(StorageConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, value);
+        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas);
+  }
+
+  public ServerConfig withQuotas(Quotas value) {
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, value);
   }
 
   RegistryConfig registryConfig() {
-    return new RegistryConfig(heartbeat, maxInstancesPerConnection, RegistryConfig.DEFAULTS.expiryBudget());
+    return new RegistryConfig(heartbeat, maxInstancesPerConnection, RegistryConfig.DEFAULTS.expiryBudget(), quotas);
   }
 }

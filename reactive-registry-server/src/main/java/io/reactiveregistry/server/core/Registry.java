@@ -45,6 +45,7 @@ public final class Registry {
   /** Instances whose deadline has come, waiting to be drawn at random by an expiry pass. */
   private final List<RegisteredInstance> duePool = new ArrayList<>();
   private final HeartbeatAccounting heartbeats;
+  private final QuotaUsage usage;
   private final List<RegistryEvent> events = new ArrayList<>();
   private final List<DurableChange> durable = new ArrayList<>();
   private long revision;
@@ -78,6 +79,7 @@ public final class Registry {
     this.lifecycle = lifecycle;
     this.random = random;
     this.heartbeats = new HeartbeatAccounting((int) Math.max(1, lifecycle.selfPreservationWindow().toSeconds()));
+    this.usage = new QuotaUsage(config.quotas());
   }
 
   // ---------------------------------------------------------------- instances
@@ -92,8 +94,15 @@ public final class Registry {
     if (service != null && service.ephemeral != ephemeral) {
       throw typeMismatch(service);
     }
+    RegisteredInstance existing = service == null ? null : service.instances.get(spec.instanceId());
     if (ephemeral) {
-      checkCapacity(owner, service == null ? null : service.instances.get(spec.instanceId()), 1);
+      checkCapacity(owner, existing, 1);
+    } else {
+      usage.checkDurable(key, existing == null ? 1 : 0,
+          QuotaUsage.bytes(spec.metadata()) - (existing == null ? 0 : QuotaUsage.bytes(existing.spec.metadata())));
+    }
+    if (service == null) {
+      usage.checkNewService(key);
     }
     return apply(owner, serviceFor(key, ephemeral), spec, timings);
   }
@@ -139,6 +148,9 @@ public final class Registry {
     if (ownedBy(owner) - leaving.size() + arriving > config.maxInstancesPerOwner()) {
       throw tooMany();
     }
+    if (service == null && !wanted.isEmpty()) {
+      usage.checkNewService(key);
+    }
     for (RegisteredInstance instance : leaving) {
       remove(instance, ChangeCause.DEREGISTER, owner);
       rememberDeregistered(owner, new InstanceAddress(key, instance.id()));
@@ -167,6 +179,8 @@ public final class Registry {
     InstanceView view = project(service.key, id, spec, healthy, ephemeral);
     if (!ephemeral && (existing == null || !existing.spec.equals(spec))) {
       durable.add(new DurableChange.InstanceSaved(service.key, spec));
+      usage.durableChanged(service.key, existing == null ? 1 : 0,
+          QuotaUsage.bytes(spec.metadata()) - (existing == null ? 0 : QuotaUsage.bytes(existing.spec.metadata())));
     }
     if (existing == null) {
       RegisteredInstance created = new RegisteredInstance(service, spec, view, ephemeral ? owner : null, timings, now);
@@ -377,6 +391,7 @@ public final class Registry {
         it.remove();
         services.remove(service.key);
         serviceRemovedDurably(service);
+        forget(service);
         events.add(new ServiceDeleted(service.key, ++revision, ChangeCause.CLEANUP, null));
         removed++;
       }
@@ -511,11 +526,15 @@ public final class Registry {
     }
     double threshold = ServiceDefinition.checkThreshold(protectThreshold);
     Map<String, String> checked = Contract.check(() -> InstanceRules.metadata("metadata", metadata));
+    usage.checkNewService(key);
+    usage.checkDurable(key, 0, QuotaUsage.bytes(checked));
     Service service = new Service(key, ephemeral);
     service.defined = true;
     service.protectThreshold = threshold;
     service.metadata = checked;
     services.put(key, service);
+    usage.serviceAdded(key);
+    usage.durableChanged(key, 0, QuotaUsage.bytes(checked));
     saveDurably(service);
     serviceUpdated(service, actor);
     return service.definition();
@@ -535,6 +554,9 @@ public final class Registry {
         : ServiceDefinition.checkThreshold(protectThreshold);
     Map<String, String> checked = metadata == null ? service.metadata
         : Contract.check(() -> InstanceRules.metadata("metadata", metadata));
+    long metadataBytes = QuotaUsage.bytes(checked) - QuotaUsage.bytes(service.metadata);
+    usage.checkDurable(key, 0, metadataBytes);
+    usage.durableChanged(key, 0, metadataBytes);
     boolean newlyDefined = !service.defined;
     service.defined = true;
     service.emptySince = 0;
@@ -565,6 +587,7 @@ public final class Registry {
     services.remove(key);
     emptyServices.remove(service);
     serviceRemovedDurably(service);
+    forget(service);
     events.add(new ServiceDeleted(key, ++revision, ChangeCause.SERVICE_ADMIN, actor));
     return revision;
   }
@@ -652,6 +675,15 @@ public final class Registry {
     return new Results.InstanceCounts(counts[0], counts[1], counts[2], counts[3]);
   }
 
+  public int namespaceCount() {
+    return usage.namespaces();
+  }
+
+  /** UTF-8 bytes of metadata kept durably, counted against {@link Quotas#maxDurableMetadataBytes()}. */
+  public long durableMetadataBytes() {
+    return usage.durableMetadataBytes();
+  }
+
   public int serviceCount() {
     return services.size();
   }
@@ -699,7 +731,10 @@ public final class Registry {
         service.metadata = s.metadata();
         service.defined = s.defined();
         service.revision = revision;
-        services.put(s.service(), service);
+        if (services.put(s.service(), service) == null) {
+          usage.serviceAdded(s.service());
+        }
+        usage.durableChanged(s.service(), 0, QuotaUsage.bytes(service.metadata));
       }
     }
     // An override waits, from now, for its instance; a restored persistent instance is present at
@@ -713,8 +748,12 @@ public final class Registry {
     }
     for (DurableChange change : saved) {
       if (change instanceof DurableChange.InstanceSaved i) {
-        Service service = services.computeIfAbsent(i.service(), key -> new Service(key, false));
+        Service service = services.computeIfAbsent(i.service(), key -> {
+          usage.serviceAdded(key);
+          return new Service(key, false);
+        });
         InstanceSpec spec = i.spec();
+        usage.durableChanged(i.service(), 1, QuotaUsage.bytes(spec.metadata()));
         HeartbeatTimings timings = HeartbeatTimings.from(spec.metadata(), config.defaultTimings());
         InstanceView view = project(service.key, spec.instanceId(), spec, true, false);
         service.instances.put(spec.instanceId(), new RegisteredInstance(service, spec, view, null, timings, now));
@@ -749,9 +788,16 @@ public final class Registry {
     if (service == null) {
       service = new Service(key, ephemeral);
       services.put(key, service);
+      usage.serviceAdded(key);
       saveDurably(service);
     }
     return service;
+  }
+
+  /** A service removed: what it counted against the quotas is free again. */
+  private void forget(Service service) {
+    usage.durableChanged(service.key, 0, -QuotaUsage.bytes(service.metadata));
+    usage.serviceRemoved(service.key);
   }
 
   private void beat(RegisteredInstance instance, long now) {
@@ -769,6 +815,7 @@ public final class Registry {
     instance.removed = true;
     if (!service.ephemeral) {
       durable.add(DurableChange.Removed.instance(service.key, instance.id()));
+      usage.durableChanged(service.key, -1, -QuotaUsage.bytes(instance.spec.metadata()));
     }
     disown(instance);
     if (service.ephemeral) {
