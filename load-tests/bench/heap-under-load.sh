@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 settle="$1"; shift
 ulimit -n 65536 2>/dev/null || true  # where allowed: 20,000 connections need more than 20,000 descriptors
 # 19,000 connections from 127.0.0.1: above the default per-address limit (5,000)
-java -jar reactive-registry-server/target/reactive-registry-server.jar --port 7070 --max-connections-per-address 20000 --data-dir load-tests/target/bench-data > target-bench-server.log 2>&1 &
+java -XX:+ExitOnOutOfMemoryError -jar reactive-registry-server/target/reactive-registry-server.jar --port 7070 --max-connections-per-address 20000 --data-dir load-tests/target/bench-data > target-bench-server.log 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -f target-bench-server.log' EXIT
 sleep 4

@@ -8,6 +8,7 @@ import io.reactiveregistry.server.transport.ServerLimits;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
+import io.reactiveregistry.server.process.FatalErrors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -222,6 +223,7 @@ public final class Main implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     ServerConfig config = toConfig();
+    FatalErrors.exitOnOutOfMemory();
     RegistryServer server = RegistryServer.start(config).block(Duration.ofMinutes(6));
     if (server == null) {
       throw new IllegalStateException("server did not start");

@@ -111,6 +111,8 @@ public final class RegistryServer implements Disposable {
         serverMeters.gauge("registry.storage.pending", "commands whose durable changes are not yet committed",
             store::notDurable);
         store.onDurable(serverMeters.storageCommitLatency());
+        serverMeters.gauge("registry.storage.failed", "1 once durable storage has failed (until a restart)",
+            () -> store.healthy() ? 0 : 1);
       }
       ServerIdentity identity = new ServerIdentity(version(), UUID.randomUUID().toString(), clock.millis());
       TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());

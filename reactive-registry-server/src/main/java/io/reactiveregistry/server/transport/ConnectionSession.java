@@ -9,6 +9,7 @@ import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.Payload;
+import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.RSocket;
 import io.rsocket.util.DefaultPayload;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -59,10 +60,10 @@ final class ConnectionSession implements RSocket {
         Route answered = route;
         return Mono.fromFuture(durable.answer(), true)
             .map(value -> answered(answered, start, value))
-            .onErrorMap(error -> error instanceof RuntimeException refusal ? refused(answered, start, refusal) : error);
+            .onErrorMap(error -> refused(answered, start, error));
       }
       return Mono.just(answered(route, start, answer));
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // an Error too: only the contract's JSON reaches a client
       return Mono.error(refused(route, start, e));
     } finally {
       payload.release();
@@ -77,7 +78,7 @@ final class ConnectionSession implements RSocket {
   }
 
   /** The wire error for a refused request, counted by route and code. */
-  private Throwable refused(Route route, long start, RuntimeException error) {
+  private Throwable refused(Route route, long start, Throwable error) {
     ErrorBody body = ErrorMapping.body(error);
     ErrorCode code = ErrorCode.valueOf(body.code());
     if (route == null) {
@@ -103,14 +104,15 @@ final class ConnectionSession implements RSocket {
       try {
         Flux<Payload> stream = handlers.stream(route, payload.sliceData())
             .map(DefaultPayload::create)
+            .onErrorMap(error -> !(error instanceof ApplicationErrorException), ErrorMapping::toWire)
             .doFinally(signal -> subscriptions.decrementAndGet());
         meters.request(route, start, null);
         return stream;
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         subscriptions.decrementAndGet();
         throw e;
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       return Flux.error(refused(route, start, e));
     } finally {
       payload.release();
@@ -123,7 +125,7 @@ final class ConnectionSession implements RSocket {
       Route route = RouteResolver.resolve(payload, Interaction.FIRE_AND_FORGET);
       checkSize(payload);
       handlers.fire(owner, route, payload.sliceData());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       // Fire-and-forget cannot be answered: an invalid heartbeat is dropped and counted.
       handlers.countDroppedHeartbeat();
       log.debug("dropped fire-and-forget from {}: {}", owner.label(), ErrorMapping.body(e).message());

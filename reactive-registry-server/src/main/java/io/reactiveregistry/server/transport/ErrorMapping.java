@@ -11,6 +11,7 @@ import io.reactiveregistry.server.core.RegistryException;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.reactiveregistry.server.storage.StorageUnavailableException;
 import java.util.concurrent.atomic.AtomicLong;
+import io.reactiveregistry.server.process.FatalErrors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,7 @@ final class ErrorMapping {
     if (error instanceof MalformedBodyException malformed) {
       return new ErrorBody(ErrorCode.INVALID_PARAM.name(), malformed.getMessage());
     }
+    FatalErrors.check(error);
     long ref = incidents.incrementAndGet();
     log.error("internal error, ref {}", ref, error);
     return new ErrorBody(ErrorCode.INTERNAL.name(), "internal error (ref " + ref + "); see the server log");

@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import io.reactiveregistry.server.process.FatalErrors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -128,6 +129,7 @@ final class InboundFrameFilter extends ChannelInboundHandlerAdapter {
       refuse(ctx, "a frame longer than " + frameLimitBytes + " bytes (" + cause.getMessage() + ")");
       return;
     }
+    FatalErrors.check(cause);
     super.exceptionCaught(ctx, cause);
   }
 

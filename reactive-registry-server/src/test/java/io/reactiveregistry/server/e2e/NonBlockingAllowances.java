@@ -22,6 +22,8 @@ public final class NonBlockingAllowances implements BlockHoundIntegration {
         // from its queue under that queue's lock, held for microseconds, never across I/O.
         .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
         // Netty 4.2's pooling allocator takes a short lock when it grows its pools.
-        .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines");
+        .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
+        // Out of memory, the server writes why to stderr and halts, from whatever thread saw it.
+        .allowBlockingCallsInside("io.reactiveregistry.server.process.FatalErrors", "check");
   }
 }

@@ -39,8 +39,14 @@ final class ServerProcess implements AutoCloseable {
    * could be taken by another process in between.
    */
   static ServerProcess start(Path dataDir, Path log, String... extraArgs) throws IOException {
+    return start("512m", dataDir, log, extraArgs);
+  }
+
+  /** With a heap of {@code maxHeap} ({@code -Xmx}). */
+  static ServerProcess start(String maxHeap, Path dataDir, Path log, String... extraArgs) throws IOException {
     List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + maxHeap,
+        "-XX:+ExitOnOutOfMemoryError", // as the README runs it
         "-XX:+AllowRedefinitionToAddDeleteMethods",
         "-cp", System.getProperty("java.class.path"), BlockHoundMain.class.getName(),
         "--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", "--raft-port", "0",
@@ -84,6 +90,16 @@ final class ServerProcess implements AutoCloseable {
 
   String log() throws IOException {
     return Files.readString(log);
+  }
+
+  /** The exit status, once the process has ended within {@code limit}; empty if it is still running. */
+  java.util.OptionalInt exitStatus(Duration limit) throws InterruptedException {
+    return process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS) ? java.util.OptionalInt.of(process.exitValue())
+        : java.util.OptionalInt.empty();
+  }
+
+  boolean alive() {
+    return process.isAlive();
   }
 
   /** SIGTERM, and wait for the process to end. */

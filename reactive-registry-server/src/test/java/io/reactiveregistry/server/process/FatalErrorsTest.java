@@ -1,0 +1,72 @@
+package io.reactiveregistry.server.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/** Where an OutOfMemoryError ends the process once exiting is on, with the halt recorded instead of carried out. */
+class FatalErrorsTest {
+  private final List<Integer> halts = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void watch() {
+    FatalErrors.exitOnOutOfMemory(halts::add);
+  }
+
+  @AfterEach
+  void stopWatching() {
+    FatalErrors.reset();
+  }
+
+  @Test
+  void anUncaughtOutOfMemoryErrorOnAnyThreadHaltsWithStatusThree() throws Exception {
+    Thread worker = new Thread(() -> {
+      throw new OutOfMemoryError("Java heap space");
+    }, "some-library-worker");
+    worker.start();
+    worker.join();
+    assertThat(halts).containsExactly(3);
+  }
+
+  @Test
+  void oneReactorDropsOrASchedulersTaskThrowsHaltsToo() {
+    // An error after completion is dropped by Reactor.
+    Flux.<Integer>create(sink -> {
+      sink.complete();
+      sink.error(new OutOfMemoryError("dropped"));
+    }).subscribe();
+    assertThat(halts).containsExactly(3);
+
+    Schedulers.parallel().schedule(() -> {
+      throw new OutOfMemoryError("in a task");
+    });
+    await().atMost(Duration.ofSeconds(5)).until(() -> halts.size() == 2);
+  }
+
+  @Test
+  void aCauseIsEnoughAndOtherErrorsAreLeftAlone() {
+    FatalErrors.check(new IllegalStateException("storage failed", new OutOfMemoryError("log worker")));
+    assertThat(halts).containsExactly(3);
+
+    FatalErrors.check(new IllegalStateException("an ordinary failure"));
+    FatalErrors.check(new StackOverflowError());
+    Mono.error(new RuntimeException("an error nobody reads")).subscribe(value -> { }, error -> { });
+    assertThat(halts).containsExactly(3);
+  }
+
+  @Test
+  void withoutExitingOnNothingHalts() {
+    FatalErrors.reset();
+    FatalErrors.check(new OutOfMemoryError("embedded: the host decides"));
+    assertThat(halts).isEmpty();
+  }
+}
