@@ -231,6 +231,8 @@ public final class Main implements Callable<Integer> {
     log.info("reactive registry {} listening: rsocket+tcp://{}:{}, rsocket+ws://{}:{}/rsocket, http://{}:{}",
         RegistryServer.version(), config.host(), server.tcpPort(), config.host(), server.webSocketPort(), config.host(),
         server.httpPort());
+    log.info("memory: heap at most {} MiB, direct memory (network buffers) at most {} MiB",
+        Runtime.getRuntime().maxMemory() >> 20, io.netty.util.internal.PlatformDependent.maxDirectMemory() >> 20);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       log.info("shutting down");

@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Route;
 import java.time.Duration;
@@ -70,6 +71,9 @@ public final class ServerMeters {
         .baseUnit("bytes").description("memory used by Netty's pooled allocator").register(registry);
     Gauge.builder("netty.allocator.memory.used", netty, a -> a.metric().usedHeapMemory()).tag("type", "heap")
         .baseUnit("bytes").description("memory used by Netty's pooled allocator").register(registry);
+    Gauge.builder("netty.direct.memory.max", PlatformDependent::maxDirectMemory).baseUnit("bytes")
+        .description("the ceiling on direct memory: the JVM's -XX:MaxDirectMemorySize, by default the heap's size")
+        .register(registry);
   }
 
   private Timer requestTimer(Route route, String outcome) {

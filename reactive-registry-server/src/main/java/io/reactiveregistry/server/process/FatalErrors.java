@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.process;
 
+import io.netty.util.internal.OutOfDirectMemoryError;
 import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +18,7 @@ import reactor.core.scheduler.Schedulers;
  * the server decides for itself); from then on an {@code OutOfMemoryError} seen here halts the JVM
  * with status {@value #EXIT_STATUS}, as {@code -XX:+ExitOnOutOfMemoryError} does: an uncaught one
  * on any thread, one Reactor drops or a scheduler's task throws, one a request ends with, and one
- * that broke durable storage. Libraries that catch and log such errors themselves (Netty's event
+ * that broke durable storage (but not Netty's direct-memory ceiling reached: see {@link #check}). Libraries that catch and log such errors themselves (Netty's event
  * loops do) are out of reach: the README recommends the JVM flag too.
  */
 public final class FatalErrors {
@@ -78,7 +79,9 @@ public final class FatalErrors {
 
   private static boolean outOfMemory(Throwable error) {
     for (Throwable cause = error; cause != null; cause = cause.getCause()) {
-      if (cause instanceof OutOfMemoryError) {
+      // Netty's direct-memory ceiling reached is not the heap exhausted: buffers are released as
+      // their connections go, and only the connection whose allocation failed is closed.
+      if (cause instanceof OutOfMemoryError && !(cause instanceof OutOfDirectMemoryError)) {
         return true;
       }
       if (cause.getCause() == cause) {

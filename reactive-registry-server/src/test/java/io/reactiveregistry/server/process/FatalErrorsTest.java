@@ -53,12 +53,16 @@ class FatalErrorsTest {
   }
 
   @Test
-  void aCauseIsEnoughAndOtherErrorsAreLeftAlone() {
+  void aCauseIsEnoughAndOtherErrorsAreLeftAlone() throws Exception {
     FatalErrors.check(new IllegalStateException("storage failed", new OutOfMemoryError("log worker")));
     assertThat(halts).containsExactly(3);
 
     FatalErrors.check(new IllegalStateException("an ordinary failure"));
     FatalErrors.check(new StackOverflowError());
+    // Netty's direct-memory ceiling (its constructor is Netty's own): one connection's problem.
+    var directMemory = io.netty.util.internal.OutOfDirectMemoryError.class.getDeclaredConstructor(String.class);
+    directMemory.setAccessible(true);
+    FatalErrors.check(directMemory.newInstance("failed to allocate 4 MiB of direct memory"));
     Mono.error(new RuntimeException("an error nobody reads")).subscribe(value -> { }, error -> { });
     assertThat(halts).containsExactly(3);
   }
