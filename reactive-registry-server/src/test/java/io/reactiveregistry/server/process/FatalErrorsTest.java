@@ -9,7 +9,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Flux;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -39,11 +40,9 @@ class FatalErrorsTest {
 
   @Test
   void oneReactorDropsOrASchedulersTaskThrowsHaltsToo() {
-    // An error after completion is dropped by Reactor.
-    Flux.<Integer>create(sink -> {
-      sink.complete();
-      sink.error(new OutOfMemoryError("dropped"));
-    }).subscribe();
+    // What Reactor's operators do with an error that arrives after they have terminated. (An
+    // operator rethrows a JVM-fatal error instead, which ends up uncaught on its thread: above.)
+    Operators.onErrorDropped(new OutOfMemoryError("dropped"), Context.empty());
     assertThat(halts).containsExactly(3);
 
     Schedulers.parallel().schedule(() -> {
