@@ -31,7 +31,7 @@ final class ServerProcess implements AutoCloseable {
 
   /** "listening: rsocket+tcp://127.0.0.1:7070, rsocket+ws://127.0.0.1:7071/rsocket, http://127.0.0.1:7080". */
   private static final Pattern LISTENING = Pattern.compile(
-      "listening: rsocket\\+tcp://[^ ]+:(\\d+), rsocket\\+ws://[^ ]+:\\d+/rsocket, http://[^ ]+:(\\d+)");
+      "listening: rsocket\\+tcp://\\S+:(\\d+), rsocket\\+ws://\\S+:\\d+/rsocket, http://[^\\s:]+:(\\d+)");
 
   /**
    * Starts a server and waits until it accepts connections. Every port is 0, picked by the
