@@ -8,5 +8,9 @@ public enum Failure {
   ALREADY_EXISTS,
   SERVICE_NOT_EMPTY,
   FORBIDDEN,
-  LIMIT_EXCEEDED
+  LIMIT_EXCEEDED,
+  /** Durable storage is too far behind to take another write now; a retry later may succeed. */
+  STORAGE_BEHIND,
+  /** Durable storage has failed; durable writes are refused until the server restarts. */
+  STORAGE_FAILED
 }

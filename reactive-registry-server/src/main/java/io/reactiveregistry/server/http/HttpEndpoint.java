@@ -3,15 +3,16 @@ package io.reactiveregistry.server.http;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.rules.Names;
-import io.reactiveregistry.protocol.rules.RuleViolation;
 import io.reactiveregistry.server.admission.ConnectionDoor;
-import io.reactiveregistry.server.core.Failure;
-import io.reactiveregistry.server.core.RegistryException;
 import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.errors.EdgeRefusal;
+import io.reactiveregistry.server.errors.ErrorTable;
+import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.core.ServiceView;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
@@ -111,7 +112,7 @@ public final class HttpEndpoint {
         "healthyOnly")));
     ServiceView view = runtime.read(registry -> registry.view(key, filter));
     if (!view.exists()) {
-      throw new RegistryException(Failure.NOT_FOUND, "service " + key + " does not exist");
+      throw new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist");
     }
     return WireViews.snapshot(view);
   }
@@ -119,22 +120,24 @@ public final class HttpEndpoint {
   private Publisher<Void> answer(HttpServerResponse response, Supplier<Object> body) {
     try {
       return json(response, HttpResponseStatus.OK, body.get());
-    } catch (RegistryException e) {
-      HttpResponseStatus status = e.failure() == Failure.NOT_FOUND ? HttpResponseStatus.NOT_FOUND
-          : HttpResponseStatus.BAD_REQUEST;
-      return json(response, status, new ErrorBody(e.failure().name(), e.getMessage()));
-    } catch (RuleViolation e) {
-      return json(response, HttpResponseStatus.BAD_REQUEST, new ErrorBody("INVALID_PARAM", e.getMessage()));
+    } catch (RuntimeException e) {
+      WireError error = ErrorTable.of(e);
+      return json(response, HttpResponseStatus.valueOf(error.httpStatus()), error.body());
     }
   }
 
+  /**
+   * A path this API does not serve is an unknown route (404); a known path asked with another
+   * method than GET, the same code with 405 and an {@code Allow} header.
+   */
   private Publisher<Void> unrouted(HttpServerRequest request, HttpServerResponse response) {
     String path = new QueryStringDecoder(request.uri()).path();
     boolean known = PATHS.contains(path) || path.startsWith("/api/v1/services/");
     return known
         ? json(response.header("Allow", "GET"), HttpResponseStatus.METHOD_NOT_ALLOWED,
-            new ErrorBody("METHOD_NOT_ALLOWED", request.method() + " is not allowed on " + path + "; use GET"))
-        : json(response, HttpResponseStatus.NOT_FOUND, new ErrorBody("NOT_FOUND", "no such path: " + path));
+            new ErrorBody(ErrorCode.UNKNOWN_ROUTE.name(), request.method() + " is not served on " + path + "; use GET"))
+        : json(response, HttpResponseStatus.NOT_FOUND,
+            new ErrorBody(ErrorCode.UNKNOWN_ROUTE.name(), "no such path: " + path));
   }
 
   private static Publisher<Void> json(HttpServerResponse response, HttpResponseStatus status, Object body) {
@@ -164,7 +167,7 @@ public final class HttpEndpoint {
     try {
       return Integer.valueOf(value.trim());
     } catch (NumberFormatException e) {
-      throw new RegistryException(Failure.INVALID_PARAM, name + " must be a whole number, not '" + value + "'");
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, name + " must be a whole number, not '" + value + "'");
     }
   }
 

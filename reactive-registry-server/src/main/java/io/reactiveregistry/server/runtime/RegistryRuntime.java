@@ -12,6 +12,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import io.reactiveregistry.server.core.Failure;
+import io.reactiveregistry.server.core.RegistryException;
+import io.reactiveregistry.server.storage.StorageUnavailableException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -84,7 +88,12 @@ public final class RegistryRuntime {
   public <T> CompletableFuture<T> executeDurablyIf(Predicate<Registry> durable, Function<Registry, T> command) {
     Applied<T> applied = apply(command, durable);
     return applied.durable == null ? CompletableFuture.completedFuture(applied.result)
-        : applied.durable.thenApply(ignored -> applied.result);
+        : applied.durable.handle((ignored, error) -> {
+          if (error != null) {
+            throw new CompletionException(asCoreFailure(error));
+          }
+          return applied.result;
+        });
   }
 
   /**
@@ -124,7 +133,11 @@ public final class RegistryRuntime {
       boolean answeredDurably = durablyAnswered.test(registry);
       try {
         if (answeredDurably) {
-          store.checkWritable();
+          try {
+            store.checkWritable();
+          } catch (StorageUnavailableException e) {
+            throw asCoreFailure(e);
+          }
         }
         result = command.apply(registry);
       } finally {
@@ -148,6 +161,24 @@ public final class RegistryRuntime {
       queue.drain();
     }
     return new Applied<>(result, durable);
+  }
+
+  /**
+   * Storage's failures as the core's, so that the edges answer them from one table and know no
+   * storage type; anything else is left as it is.
+   */
+  private static Throwable asCoreFailure(Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (cause instanceof StorageUnavailableException storage) {
+      // Storage logged what failed, once; the client reads the message.
+      return new RegistryException(storage.busy() ? Failure.STORAGE_BEHIND : Failure.STORAGE_FAILED,
+          storage.getMessage());
+    }
+    return cause;
+  }
+
+  private static RegistryException asCoreFailure(StorageUnavailableException storage) {
+    return (RegistryException) asCoreFailure((Throwable) storage);
   }
 
   /** Reads the core's state consistently. */

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.transport;
 
+import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Route;
@@ -98,7 +99,7 @@ final class ConnectionSession implements RSocket {
       checkSize(payload);
       if (subscriptions.incrementAndGet() > limits.maxSubscriptionsPerConnection()) {
         subscriptions.decrementAndGet();
-        throw new RequestException(ErrorCode.LIMIT_EXCEEDED, "this connection already has "
+        throw new EdgeRefusal(ErrorCode.LIMIT_EXCEEDED, "this connection already has "
             + limits.maxSubscriptionsPerConnection() + " open subscriptions, the most allowed");
       }
       try {
@@ -166,7 +167,7 @@ final class ConnectionSession implements RSocket {
   private void checkSize(Payload payload) {
     int size = payload.data().readableBytes();
     if (size > limits.maxPayloadBytes()) {
-      throw new RequestException(ErrorCode.LIMIT_EXCEEDED,
+      throw new EdgeRefusal(ErrorCode.LIMIT_EXCEEDED,
           "the request body is " + size + " bytes; the most accepted is " + limits.maxPayloadBytes());
     }
   }

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.transport;
 
+import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.netty.buffer.ByteBuf;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Protocol;
@@ -24,9 +25,7 @@ import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.protocol.rules.Names;
-import io.reactiveregistry.server.core.Failure;
 import io.reactiveregistry.server.core.InstanceView;
-import io.reactiveregistry.server.core.RegistryException;
 import io.reactiveregistry.server.core.Results.BatchRegistered;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import io.reactiveregistry.server.wire.ServicePages;
@@ -161,7 +160,7 @@ final class RequestHandlers {
   private BatchResult batchRegister(Owner owner, BatchRegistration body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     if (body.instances() == null) {
-      throw new RegistryException(Failure.INVALID_PARAM, "instances is required (an empty list deregisters all)");
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "instances is required (an empty list deregisters all)");
     }
     List<InstanceSpec> specs = new ArrayList<>(body.instances().size());
     for (int i = 0; i < body.instances().size(); i++) {
@@ -258,7 +257,7 @@ final class RequestHandlers {
     return ServiceKey.of(namespace, group, service);
   }
 
-  private static RequestException notYetServed(Route route) {
-    return new RequestException(ErrorCode.UNKNOWN_ROUTE, "route '" + route + "' is not served by this server version");
+  private static EdgeRefusal notYetServed(Route route) {
+    return new EdgeRefusal(ErrorCode.UNKNOWN_ROUTE, "route '" + route + "' is not served by this server version");
   }
 }

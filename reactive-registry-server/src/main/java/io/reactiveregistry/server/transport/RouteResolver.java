@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.transport;
 
+import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Protocol;
@@ -20,15 +21,15 @@ final class RouteResolver {
   static Route resolve(Payload payload, Interaction used) {
     List<String> tags = RouteMetadata.routes(payload.hasMetadata() ? payload.sliceMetadata() : null);
     if (tags.size() != 1) {
-      throw new RequestException(ErrorCode.INVALID_PARAM, "a request must carry exactly one route tag in "
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "a request must carry exactly one route tag in "
           + Protocol.ROUTING_MIME_TYPE + " inside " + Protocol.METADATA_MIME_TYPE + " metadata; found "
           + tags.size());
     }
     String name = tags.get(0);
-    Route route = Route.byName(name).orElseThrow(() -> new RequestException(ErrorCode.UNKNOWN_ROUTE,
+    Route route = Route.byName(name).orElseThrow(() -> new EdgeRefusal(ErrorCode.UNKNOWN_ROUTE,
         "unknown route '" + name + "'; the routes are: " + ROUTE_LIST));
     if (route.interaction() != used) {
-      throw new RequestException(ErrorCode.INVALID_PARAM, "route '" + name + "' is "
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "route '" + name + "' is "
           + route.interaction().wireName() + "; it was called as " + used.wireName());
     }
     return route;

@@ -1,8 +1,8 @@
 package io.reactiveregistry.server.wire;
 
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.protocol.message.ServiceList;
-import io.reactiveregistry.server.core.Failure;
-import io.reactiveregistry.server.core.RegistryException;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,10 +23,10 @@ public final class ServicePages {
     int number = page == null ? 1 : page;
     int size = pageSize == null ? DEFAULT_PAGE_SIZE : pageSize;
     if (number < 1) {
-      throw new RegistryException(Failure.INVALID_PARAM, "page must be 1 or more");
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "page must be 1 or more");
     }
     if (size < 1 || size > MAX_PAGE_SIZE) {
-      throw new RegistryException(Failure.INVALID_PARAM, "pageSize must be between 1 and " + MAX_PAGE_SIZE);
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "pageSize must be between 1 and " + MAX_PAGE_SIZE);
     }
     int from = (int) Math.min(all.size(), (long) (number - 1) * size);
     int to = Math.min(all.size(), from + size);

@@ -1,12 +1,12 @@
 package io.reactiveregistry.server.wire;
 
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.rules.Addresses;
 import io.reactiveregistry.protocol.rules.InstanceRules;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.protocol.rules.Names;
-import io.reactiveregistry.server.core.RegistryException;
-import io.reactiveregistry.server.core.Failure;
 
 /** Contract bodies as validated core values. Every rule lives in the core; this only reads fields. */
 public final class WireCommands {
@@ -14,7 +14,7 @@ public final class WireCommands {
 
   public static InstanceSpec instance(String field, InstanceBody body) {
     if (body == null) {
-      throw new RegistryException(Failure.INVALID_PARAM, field + " is required");
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, field + " is required");
     }
     return InstanceSpec.of(field, body.ip(), body.port(), body.cluster(), body.weight(), body.enabled(),
         body.metadata());
@@ -25,7 +25,7 @@ public final class WireCommands {
 
   public static InstanceAddress address(String field, InstanceBody body) {
     if (body == null) {
-      throw new RegistryException(Failure.INVALID_PARAM, field + " is required");
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, field + " is required");
     }
     return new InstanceAddress(
         Addresses.normalize(field + ".ip", body.ip()),

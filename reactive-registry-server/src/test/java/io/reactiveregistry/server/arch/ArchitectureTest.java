@@ -73,4 +73,18 @@ class ArchitectureTest {
       .that().resideInAnyPackage("io.reactiveregistry.server.push..", "io.reactiveregistry.server.runtime..",
           "io.reactiveregistry.server.lifecycle..", "io.reactiveregistry.server.wire..")
       .should().dependOnClassesThat().resideInAPackage("io.rsocket..");
+
+  @ArchTest
+  static final ArchRule edgesKnowNoStorage = noClasses()
+      .that().resideInAnyPackage("io.reactiveregistry.server.transport..", "io.reactiveregistry.server.http..",
+          "io.reactiveregistry.server.wire..", "io.reactiveregistry.server.errors..")
+      .should().dependOnClassesThat().resideInAPackage("io.reactiveregistry.server.storage..")
+      .because("the runtime turns storage's failures into the core's; the edges answer from one error table");
+
+  @ArchTest
+  static final ArchRule edgesRefuseWithTheirOwnException = noClasses()
+      .that().resideOutsideOfPackages("io.reactiveregistry.server.core..", "io.reactiveregistry.server.runtime..")
+      .should().callConstructor(io.reactiveregistry.server.core.RegistryException.class,
+          io.reactiveregistry.server.core.Failure.class, String.class)
+      .because("a refusal at an edge is an EdgeRefusal with a contract code; RegistryException is the core's");
 }
