@@ -1,5 +1,6 @@
 package io.reactiveregistry.server;
 
+import io.reactiveregistry.server.core.RegistryReads;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.reactiveregistry.server.admission.ConnectionDoor;
@@ -269,16 +270,16 @@ public final class RegistryServer implements Disposable {
     meters.gauge("registry.connections", "open client connections", endpoint::openConnections);
     meters.gauge("registry.subscribers", "open service.subscribe streams", runtime::subscriberCount);
     meters.gauge("registry.self.preservation", "1 while missed heartbeats do not expire instances",
-        () -> runtime.read(Registry::selfPreserving) ? 1 : 0);
-    meters.gauge("registry.services", "services", () -> runtime.read(Registry::serviceCount));
+        () -> runtime.read(RegistryReads::selfPreserving) ? 1 : 0);
+    meters.gauge("registry.services", "services", () -> runtime.read(RegistryReads::serviceCount));
     meters.gauge("registry.namespaces", "namespaces holding at least one service",
-        () -> runtime.read(Registry::namespaceCount));
+        () -> runtime.read(RegistryReads::namespaceCount));
     meters.gauge("registry.durable.metadata.bytes", "UTF-8 bytes of metadata kept durably",
-        () -> runtime.read(Registry::durableMetadataBytes));
+        () -> runtime.read(RegistryReads::durableMetadataBytes));
     // Counting looks at every instance under the monitor: once per scrape, shared by the four gauges
     // (a scrape reads them within microseconds; the figures are at most 100 ms old).
     Supplier<InstanceCounts> counts =
-        Suppliers.memoizeWithExpiration(() -> runtime.read(Registry::instanceCounts), 100, TimeUnit.MILLISECONDS);
+        Suppliers.memoizeWithExpiration(() -> runtime.read(RegistryReads::instanceCounts), 100, TimeUnit.MILLISECONDS);
     instanceGauge(meters, counts, "ephemeral", "healthy", InstanceCounts::ephemeralHealthy);
     instanceGauge(meters, counts, "ephemeral", "unhealthy", InstanceCounts::ephemeralUnhealthy);
     instanceGauge(meters, counts, "persistent", "healthy", InstanceCounts::persistentHealthy);

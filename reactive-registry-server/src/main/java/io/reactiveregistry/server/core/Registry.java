@@ -5,10 +5,16 @@ import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
 import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
 import io.reactiveregistry.server.core.RegistryEvent.ServiceDeleted;
 import io.reactiveregistry.server.core.RegistryEvent.ServiceUpdated;
-import io.reactiveregistry.server.core.Results.BatchRegistered;
-import io.reactiveregistry.server.core.Results.Deregistered;
-import io.reactiveregistry.server.core.Results.HeartbeatOutcome;
-import io.reactiveregistry.server.core.Results.Registered;
+import io.reactiveregistry.server.core.Outcome.BatchRegistered;
+import io.reactiveregistry.server.core.Outcome.Counted;
+import io.reactiveregistry.server.core.Outcome.Deregistered;
+import io.reactiveregistry.server.core.Outcome.HealthRecorded;
+import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
+import io.reactiveregistry.server.core.Outcome.Overridden;
+import io.reactiveregistry.server.core.Outcome.Refused;
+import io.reactiveregistry.server.core.Outcome.Registered;
+import io.reactiveregistry.server.core.Outcome.ServiceDefined;
+import io.reactiveregistry.server.core.Outcome.ServiceRemoved;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -20,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.random.RandomGenerator;
@@ -32,14 +39,14 @@ import java.util.random.RandomGenerator;
  *
  * <p>Not thread-safe: one writer at a time.
  */
-public final class Registry {
+public final class Registry implements RegistryReads {
   private final InstantSource clock;
   private final RegistryConfig config;
   private final LifecycleConfig lifecycle;
   private final RandomGenerator random;
   private final Map<ServiceKey, Service> services = new HashMap<>();
   private final Map<Owner, Ownership> owners = new HashMap<>();
-  private final Map<ServiceKey, Map<String, Override>> overrides = new HashMap<>();
+  private final Map<ServiceKey, Map<String, KeptOverride>> overrides = new HashMap<>();
   private final Set<Service> emptyServices = new LinkedHashSet<>();
   private final ExpiryQueue expiry = new ExpiryQueue();
   /** Instances whose deadline has come, waiting to be drawn at random by an expiry pass. */
@@ -60,11 +67,11 @@ public final class Registry {
   private record InstanceAddress(ServiceKey service, String instanceId) {}
 
   /** An operator override, and since when its instance has been gone (0 while it exists). */
-  private static final class Override {
+  private static final class KeptOverride {
     InstanceOverride value;
     long goneSince;
 
-    Override(InstanceOverride value) {
+    KeptOverride(InstanceOverride value) {
       this.value = value;
     }
   }
@@ -82,13 +89,83 @@ public final class Registry {
     this.usage = new QuotaUsage(config.quotas());
   }
 
+  // ---------------------------------------------------------------- commands
+
+  /**
+   * Applies a command: its changes are recorded as events ({@link #takeEvents()}) and durable
+   * changes ({@link #takeDurableChanges()}); a refusal is returned as {@link Refused}, having
+   * changed nothing.
+   */
+  public Outcome apply(Command command) {
+    try {
+      return applyOrThrow(command);
+    } catch (RegistryException refused) {
+      return new Refused(refused.failure(), refused.getMessage());
+    }
+  }
+
+  // Java 17 has no pattern switch; the chain is ordered by how often each command arrives.
+  private Outcome applyOrThrow(Command command) {
+    if (command instanceof Command.Heartbeat c) {
+      return heartbeat(c.owner(), c.service(), c.instance());
+    } else if (command instanceof Command.HeartbeatAll c) {
+      return new Counted(heartbeatAll(c.owner()));
+    } else if (command instanceof Command.Register c) {
+      return register(c.owner(), c.service(), c.ephemeral(), c.instance());
+    } else if (command instanceof Command.BatchRegister c) {
+      return batchRegister(c.owner(), c.service(), c.instances());
+    } else if (command instanceof Command.Deregister c) {
+      return deregister(c.owner(), c.service(), c.instanceId());
+    } else if (command instanceof Command.Release c) {
+      return new Counted(release(c.owner()));
+    } else if (command instanceof Command.Expire) {
+      return new Counted(expire());
+    } else if (command instanceof Command.CleanUp) {
+      return new Counted(cleanUp());
+    } else if (command instanceof Command.Stalled c) {
+      return new Counted(stalled(c.millis()));
+    } else if (command instanceof Command.RecordHealth c) {
+      return new HealthRecorded(healthChecked(c.service(), c.instanceId(), c.healthy()));
+    } else if (command instanceof Command.CreateService c) {
+      return new ServiceDefined(createService(c.actor(), c.service(), c.ephemeral(), c.protectThreshold(),
+          c.metadata()));
+    } else if (command instanceof Command.UpdateService c) {
+      return new ServiceDefined(updateService(c.actor(), c.service(), c.ephemeral(), c.protectThreshold(),
+          c.metadata()));
+    } else if (command instanceof Command.DeleteService c) {
+      return new ServiceRemoved(deleteService(c.actor(), c.service()));
+    } else if (command instanceof Command.OverrideInstance c) {
+      return new Overridden(overrideInstance(c.actor(), c.service(), c.instanceId(), c.value()));
+    } else if (command instanceof Command.PatchInstance c) {
+      return new Overridden(patchInstance(c.actor(), c.service(), c.instanceId(), c.enabled(), c.weight(),
+          c.metadata()));
+    }
+    throw new IllegalArgumentException("unknown command " + command);
+  }
+
+  /**
+   * Whether the answer to a command must wait until its durable changes are committed: what it
+   * changes (or would have changed) survives a restart. Ephemeral instances live in memory only.
+   */
+  public boolean answeredDurably(Command command) {
+    if (command instanceof Command.Register c) {
+      return !c.ephemeral();
+    }
+    if (command instanceof Command.Deregister c) {
+      return persistent(c.service());
+    }
+    return command instanceof Command.CreateService || command instanceof Command.UpdateService
+        || command instanceof Command.DeleteService || command instanceof Command.OverrideInstance
+        || command instanceof Command.PatchInstance;
+  }
+
   // ---------------------------------------------------------------- instances
 
   /**
    * Registers an instance, or updates it when its id is already registered. A registration from
    * another connection takes an ephemeral instance over. Counts as a heartbeat.
    */
-  public Registered register(Owner owner, ServiceKey key, boolean ephemeral, InstanceSpec spec) {
+  Registered register(Owner owner, ServiceKey key, boolean ephemeral, InstanceSpec spec) {
     HeartbeatTimings timings = HeartbeatTimings.from(spec.metadata(), config.defaultTimings());
     Service service = services.get(key);
     if (service != null && service.ephemeral != ephemeral) {
@@ -111,7 +188,7 @@ public final class Registry {
    * Makes the connection's instances in an ephemeral service exactly the batch: missing ones are
    * deregistered, new ones registered, changed ones updated. One invalid instance refuses all.
    */
-  public BatchRegistered batchRegister(Owner owner, ServiceKey key, List<InstanceSpec> batch) {
+  BatchRegistered batchRegister(Owner owner, ServiceKey key, List<InstanceSpec> batch) {
     Service service = services.get(key);
     if (service != null && !service.ephemeral) {
       throw typeMismatch(service);
@@ -227,8 +304,11 @@ public final class Registry {
    * Removes an instance. Only the owning connection may remove an ephemeral instance; removing
    * what does not exist succeeds with {@code removed = false}.
    */
-  public Deregistered deregister(Owner owner, ServiceKey key, String ip, int port, String cluster) {
-    String id = InstanceSpec.instanceId(ip, port, cluster);
+  Deregistered deregister(Owner owner, ServiceKey key, String ip, int port, String cluster) {
+    return deregister(owner, key, InstanceSpec.instanceId(ip, port, cluster));
+  }
+
+  Deregistered deregister(Owner owner, ServiceKey key, String id) {
     Service service = services.get(key);
     RegisteredInstance instance = service == null ? null : service.instances.get(id);
     if (instance != null && service.ephemeral && instance.owner != owner) {
@@ -250,7 +330,7 @@ public final class Registry {
    * the server no longer has it (unless this connection deregistered it), and otherwise does
    * nothing.
    */
-  public HeartbeatOutcome heartbeat(Owner owner, ServiceKey key, InstanceSpec spec) {
+  HeartbeatOutcome heartbeat(Owner owner, ServiceKey key, InstanceSpec spec) {
     Service service = services.get(key);
     if (service != null && !service.ephemeral) {
       return HeartbeatOutcome.IGNORED_PERSISTENT;
@@ -275,7 +355,7 @@ public final class Registry {
   }
 
   /** A heartbeat with an empty body: refreshes every instance the connection owns. */
-  public int heartbeatAll(Owner owner) {
+  int heartbeatAll(Owner owner) {
     Ownership ownership = owners.get(owner);
     if (ownership == null) {
       return 0;
@@ -289,7 +369,7 @@ public final class Registry {
   }
 
   /** The connection closed: every ephemeral instance it still owns goes, at once. */
-  public int release(Owner owner) {
+  int release(Owner owner) {
     Ownership ownership = owners.remove(owner);
     if (ownership == null) {
       return 0;
@@ -312,7 +392,7 @@ public final class Registry {
    *
    * @return how many instances were handled; equal to the budget when more may be due
    */
-  public int expire() {
+  int expire() {
     long now = clock.millis();
     heartbeats.accrue(now);
     updateSelfPreservation(now);
@@ -353,7 +433,7 @@ public final class Registry {
    *
    * @return how many instances had their deadlines moved
    */
-  public int stalled(long millis) {
+  int stalled(long millis) {
     long now = clock.millis();
     int moved = 0;
     for (Ownership ownership : owners.values()) {
@@ -381,7 +461,7 @@ public final class Registry {
    * Removes services created by registrations that have been empty for the cleanup time, and
    * overrides whose instance has been gone for the retention time.
    */
-  public int cleanUp() {
+  int cleanUp() {
     long now = clock.millis();
     int removed = 0;
     long emptyFor = lifecycle.emptyServiceCleanup().toMillis();
@@ -397,12 +477,12 @@ public final class Registry {
       }
     }
     long retention = lifecycle.overrideRetention().toMillis();
-    for (Iterator<Map.Entry<ServiceKey, Map<String, Override>>> byService = overrides.entrySet().iterator();
+    for (Iterator<Map.Entry<ServiceKey, Map<String, KeptOverride>>> byService = overrides.entrySet().iterator();
         byService.hasNext(); ) {
-      Map.Entry<ServiceKey, Map<String, Override>> entry = byService.next();
-      Map<String, Override> ofService = entry.getValue();
-      for (Iterator<Map.Entry<String, Override>> it = ofService.entrySet().iterator(); it.hasNext(); ) {
-        Map.Entry<String, Override> override = it.next();
+      Map.Entry<ServiceKey, Map<String, KeptOverride>> entry = byService.next();
+      Map<String, KeptOverride> ofService = entry.getValue();
+      for (Iterator<Map.Entry<String, KeptOverride>> it = ofService.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<String, KeptOverride> override = it.next();
         if (override.getValue().goneSince != 0 && now - override.getValue().goneSince >= retention) {
           it.remove();
           durable.add(DurableChange.Removed.override(entry.getKey(), override.getKey()));
@@ -416,6 +496,7 @@ public final class Registry {
   }
 
   /** Whether missed heartbeats are currently not expiring instances. */
+  @Override
   public boolean selfPreserving() {
     return selfPreserving;
   }
@@ -427,11 +508,9 @@ public final class Registry {
 
   // ---------------------------------------------------------------- health of persistent instances
 
-  /** What a health check needs to know about a persistent instance. */
-  public record HealthTarget(ServiceKey service, String instanceId, String ip, int port, String httpPath,
-      Map<String, String> serviceMetadata) {}
 
   /** Every persistent instance, for one round of health checks. */
+  @Override
   public List<HealthTarget> healthTargets() {
     List<HealthTarget> targets = new ArrayList<>();
     for (Service service : services.values()) {
@@ -450,14 +529,15 @@ public final class Registry {
    * Records a health check's result: a failing check marks a persistent instance unhealthy, a
    * passing one healthy again; only a change emits an event. An instance that has gone is ignored.
    */
-  public void healthChecked(ServiceKey key, String instanceId, boolean healthy) {
+  boolean healthChecked(ServiceKey key, String instanceId, boolean healthy) {
     Service service = services.get(key);
     RegisteredInstance instance = service == null || service.ephemeral ? null : service.instances.get(instanceId);
     if (instance == null || instance.view.healthy() == healthy) {
-      return;
+      return false;
     }
     instance.view = instance.view.withHealthy(healthy);
     upserted(instance, ChangeCause.HEALTH_CHECK, null);
+    return true;
   }
 
   /** Instance metadata key: check health by an HTTP GET of this path rather than a TCP connect. */
@@ -466,16 +546,16 @@ public final class Registry {
   // ---------------------------------------------------------------- operator overrides
 
   /** Replaces an instance's override; fields left out stop being overridden. */
-  public InstanceView overrideInstance(Owner actor, ServiceKey key, String instanceId, InstanceOverride value) {
+  InstanceView overrideInstance(Owner actor, ServiceKey key, String instanceId, InstanceOverride value) {
     RegisteredInstance instance = requireInstance(key, instanceId);
     return setOverride(actor, instance, value);
   }
 
   /** Changes only the given fields of an instance's override. */
-  public InstanceView patchInstance(Owner actor, ServiceKey key, String instanceId, Boolean enabled, Double weight,
+  InstanceView patchInstance(Owner actor, ServiceKey key, String instanceId, Boolean enabled, Double weight,
       Map<String, String> metadataChanges) {
     RegisteredInstance instance = requireInstance(key, instanceId);
-    Override current = overrides.getOrDefault(key, Map.of()).get(instanceId);
+    KeptOverride current = overrides.getOrDefault(key, Map.of()).get(instanceId);
     InstanceOverride base = current == null ? InstanceOverride.NONE : current.value;
     return setOverride(actor, instance, base.patched(enabled, weight, metadataChanges));
   }
@@ -483,7 +563,7 @@ public final class Registry {
   private InstanceView setOverride(Owner actor, RegisteredInstance instance, InstanceOverride value) {
     ServiceKey key = instance.service.key;
     if (value.isEmpty()) {
-      Map<String, Override> ofService = overrides.get(key);
+      Map<String, KeptOverride> ofService = overrides.get(key);
       if (ofService != null && ofService.remove(instance.id()) != null) {
         durable.add(DurableChange.Removed.override(key, instance.id()));
         if (ofService.isEmpty()) {
@@ -491,8 +571,8 @@ public final class Registry {
         }
       }
     } else {
-      Override current = overrides.computeIfAbsent(key, k -> new HashMap<>())
-          .computeIfAbsent(instance.id(), id -> new Override(InstanceOverride.NONE));
+      KeptOverride current = overrides.computeIfAbsent(key, k -> new HashMap<>())
+          .computeIfAbsent(instance.id(), id -> new KeptOverride(InstanceOverride.NONE));
       if (!value.equals(current.value)) {
         current.value = value;
         durable.add(new DurableChange.OverrideSaved(key, instance.id(), value));
@@ -519,7 +599,7 @@ public final class Registry {
   // ---------------------------------------------------------------- service definitions
 
   /** An operator creates a service; it stays, even empty, until deleted. */
-  public ServiceDefinition createService(Owner actor, ServiceKey key, boolean ephemeral, double protectThreshold,
+  ServiceDefinition createService(Owner actor, ServiceKey key, boolean ephemeral, double protectThreshold,
       Map<String, String> metadata) {
     if (services.containsKey(key)) {
       throw new RegistryException(Failure.ALREADY_EXISTS, "service " + key + " already exists");
@@ -544,7 +624,7 @@ public final class Registry {
    * Replaces the settings it is given; an absent one is left alone. The type never changes: a
    * different {@code ephemeral} is refused. An updated service is kept until deleted.
    */
-  public ServiceDefinition updateService(Owner actor, ServiceKey key, Boolean ephemeral, Double protectThreshold,
+  ServiceDefinition updateService(Owner actor, ServiceKey key, Boolean ephemeral, Double protectThreshold,
       Map<String, String> metadata) {
     Service service = requireService(key);
     if (ephemeral != null && ephemeral != service.ephemeral) {
@@ -573,12 +653,14 @@ public final class Registry {
     return service.definition();
   }
 
-  public ServiceDefinition service(ServiceKey key) {
-    return requireService(key).definition();
+  @Override
+  public Optional<ServiceDefinition> service(ServiceKey key) {
+    Service service = services.get(key);
+    return service == null ? Optional.empty() : Optional.of(service.definition());
   }
 
   /** Deletes an empty service; its subscribers see SERVICE_DELETED. */
-  public long deleteService(Owner actor, ServiceKey key) {
+  long deleteService(Owner actor, ServiceKey key) {
     Service service = requireService(key);
     if (!service.instances.isEmpty()) {
       throw new RegistryException(Failure.SERVICE_NOT_EMPTY, "service " + key + " still has "
@@ -593,6 +675,7 @@ public final class Registry {
   }
 
   /** Services of a namespace (and group, when given) whose name starts with {@code prefix}, by group then name. */
+  @Override
   public List<ServiceSummary> list(String namespace, String group, String prefix) {
     List<ServiceSummary> found = new ArrayList<>();
     for (Service service : services.values()) {
@@ -618,6 +701,7 @@ public final class Registry {
   // ---------------------------------------------------------------- reads
 
   /** The view of a service through a filter, at the current revision; empty for an unknown service. */
+  @Override
   public ServiceView view(ServiceKey key, ViewFilter filter) {
     Service service = services.get(key);
     if (service == null) {
@@ -628,17 +712,20 @@ public final class Registry {
     return new ServiceView(key, true, service.ephemeral, revision, triggered, ViewRules.select(all, filter, triggered));
   }
 
+  @Override
   public boolean exists(ServiceKey key) {
     return services.containsKey(key);
   }
 
   /** Whether the service exists and holds persistent instances (whose changes are durable). */
+  @Override
   public boolean persistent(ServiceKey key) {
     Service service = services.get(key);
     return service != null && !service.ephemeral;
   }
 
   /** Whether a healthy-only view of the service is now in protection mode. */
+  @Override
   public boolean protectionTriggered(ServiceKey key, ViewFilter filter) {
     Service service = services.get(key);
     return service != null && filter.healthyOnly() && service.protectThreshold > 0
@@ -649,22 +736,26 @@ public final class Registry {
    * The revision of the last change to this service or its instances, or -1 for an unknown
    * service. Every view of the service is the same while it stays the same.
    */
+  @Override
   public long serviceRevision(ServiceKey key) {
     Service service = services.get(key);
     return service == null ? -1 : service.revision;
   }
 
   /** The revision of the last change. */
+  @Override
   public long revision() {
     return revision;
   }
 
+  @Override
   public int ownedBy(Owner owner) {
     Ownership ownership = owners.get(owner);
     return ownership == null ? 0 : ownership.owned.size();
   }
 
   /** Instances by type and health; looks at every instance, so for occasional reads (a metrics scrape). */
+  @Override
   public Results.InstanceCounts instanceCounts() {
     int[] counts = new int[4];
     for (Service service : services.values()) {
@@ -675,15 +766,18 @@ public final class Registry {
     return new Results.InstanceCounts(counts[0], counts[1], counts[2], counts[3]);
   }
 
+  @Override
   public int namespaceCount() {
     return usage.namespaces();
   }
 
   /** UTF-8 bytes of metadata kept durably, counted against {@link Quotas#maxDurableMetadataBytes()}. */
+  @Override
   public long durableMetadataBytes() {
     return usage.durableMetadataBytes();
   }
 
+  @Override
   public int serviceCount() {
     return services.size();
   }
@@ -741,7 +835,7 @@ public final class Registry {
     // once, an ephemeral one when it registers again.
     for (DurableChange change : saved) {
       if (change instanceof DurableChange.OverrideSaved o) {
-        Override override = new Override(o.value());
+        KeptOverride override = new KeptOverride(o.value());
         override.goneSince = now;
         overrides.computeIfAbsent(o.service(), k -> new HashMap<>()).put(o.instanceId(), override);
       }
@@ -821,7 +915,7 @@ public final class Registry {
     if (service.ephemeral) {
       heartbeats.instanceRemoved(instance.timings);
     }
-    Override override = overrides.getOrDefault(service.key, Map.of()).get(instance.id());
+    KeptOverride override = overrides.getOrDefault(service.key, Map.of()).get(instance.id());
     if (override != null) {
       override.goneSince = clock.millis();
     }
@@ -841,7 +935,7 @@ public final class Registry {
   }
 
   private void present(ServiceKey key, String instanceId) {
-    Override override = overrides.getOrDefault(key, Map.of()).get(instanceId);
+    KeptOverride override = overrides.getOrDefault(key, Map.of()).get(instanceId);
     if (override != null) {
       override.goneSince = 0;
     }
@@ -901,7 +995,7 @@ public final class Registry {
   }
 
   private InstanceView project(ServiceKey key, String id, InstanceSpec spec, boolean healthy, boolean ephemeral) {
-    Override override = overrides.getOrDefault(key, Map.of()).get(id);
+    KeptOverride override = overrides.getOrDefault(key, Map.of()).get(id);
     return (override == null ? InstanceOverride.NONE : override.value).apply(id, spec, healthy, ephemeral);
   }
 }

@@ -4,6 +4,7 @@ import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.codec.MalformedBodyException;
 import io.reactiveregistry.protocol.rules.RuleViolation;
 import io.reactiveregistry.server.core.Failure;
+import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.RegistryException;
 import io.reactiveregistry.server.process.FatalErrors;
 import java.util.concurrent.CompletionException;
@@ -36,6 +37,11 @@ public final class ErrorTable {
     long ref = incidents.incrementAndGet();
     log.error("internal error, ref {}", ref, cause);
     return wire(ErrorCode.INTERNAL, "internal error (ref " + ref + "); see the server log");
+  }
+
+  /** A command the core refused. */
+  public static WireError of(Outcome.Refused refused) {
+    return wire(code(refused.failure()), refused.message());
   }
 
   public static ErrorCode code(Failure failure) {

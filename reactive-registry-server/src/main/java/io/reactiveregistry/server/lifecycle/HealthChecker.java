@@ -1,8 +1,9 @@
 package io.reactiveregistry.server.lifecycle;
 
+import io.reactiveregistry.server.core.HealthTarget;
+import io.reactiveregistry.server.core.RegistryReads;
+import io.reactiveregistry.server.core.Command;
 import io.netty.channel.ChannelOption;
-import io.reactiveregistry.server.core.Registry;
-import io.reactiveregistry.server.core.Registry.HealthTarget;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
 import java.util.List;
@@ -84,7 +85,7 @@ public final class HealthChecker {
    * long checks take. Completes one interval after it started.
    */
   Flux<HealthTarget> round(Scheduler scheduler) {
-    List<HealthTarget> targets = runtime.read(Registry::healthTargets);
+    List<HealthTarget> targets = runtime.read(RegistryReads::healthTargets);
     if (targets.isEmpty()) {
       return Mono.delay(interval, scheduler).thenMany(Flux.empty());
     }
@@ -103,10 +104,7 @@ public final class HealthChecker {
     return Mono.defer(() -> probe.check(target, limit))
         .timeout(limit, Mono.just(false), scheduler)
         .onErrorReturn(false)
-        .doOnNext(healthy -> runtime.execute(registry -> {
-          registry.healthChecked(target.service(), target.instanceId(), healthy);
-          return null;
-        }))
+        .doOnNext(healthy -> runtime.execute(new Command.RecordHealth(target.service(), target.instanceId(), healthy)))
         .then();
   }
 

@@ -1,6 +1,8 @@
 package io.reactiveregistry.server.lifecycle;
 
-import io.reactiveregistry.server.core.Registry;
+import io.reactiveregistry.server.core.RegistryReads;
+import io.reactiveregistry.server.core.Outcome.Counted;
+import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -50,16 +52,16 @@ public final class LifecycleTicker {
   }
 
   private void stalled(long millis) {
-    int moved = runtime.execute(registry -> registry.stalled(millis));
+    int moved = ((Counted) runtime.execute(new Command.Stalled(millis))).count();
     log.warn("the server did not run for {} ms (a long GC pause, or a stopped process or VM): the heartbeat "
         + "deadlines of {} instance(s) move on by that much, so the stall costs no instance its registration",
         millis, moved);
   }
 
   public void tick() {
-    runtime.execute(Registry::expire);
-    runtime.execute(Registry::cleanUp);
-    boolean now = runtime.read(Registry::selfPreserving);
+    runtime.execute(new Command.Expire());
+    runtime.execute(new Command.CleanUp());
+    boolean now = runtime.read(RegistryReads::selfPreserving);
     if (now != selfPreserving) {
       selfPreserving = now;
       if (now) {

@@ -1,6 +1,6 @@
 package io.reactiveregistry.server.push;
 
-import io.reactiveregistry.server.core.Registry;
+import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.RegistryEvent;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
@@ -36,7 +36,7 @@ public final class PushHub {
   }
 
   /** A new subscriber of the view, its queue holding the view's current snapshot. */
-  public SubscriberQueue open(ServiceKey service, ViewFilter filter, Registry registry, SubscriberQueue.Resync resync) {
+  public SubscriberQueue open(ServiceKey service, ViewFilter filter, RegistryReads registry, SubscriberQueue.Resync resync) {
     List<ViewChannel> views = channels.computeIfAbsent(service, k -> new ArrayList<>(1));
     ViewChannel channel = null;
     for (ViewChannel candidate : views) {
@@ -56,7 +56,7 @@ public final class PushHub {
   }
 
   /** Gives a subscriber that fell behind a fresh snapshot of its view. */
-  public void resync(SubscriberQueue queue, Registry registry) {
+  public void resync(SubscriberQueue queue, RegistryReads registry) {
     queue.restart(queue.channel().snapshot(registry));
   }
 
@@ -83,7 +83,7 @@ public final class PushHub {
    *
    * @return the subscribers that got something and should be drained once the monitor is released
    */
-  public Set<SubscriberQueue> publish(List<RegistryEvent> events, Registry registry) {
+  public Set<SubscriberQueue> publish(List<RegistryEvent> events, RegistryReads registry) {
     if (events.isEmpty() || channels.isEmpty()) {
       return Set.of();
     }

@@ -2,7 +2,7 @@ package io.reactiveregistry.server.push;
 
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.server.core.InstanceView;
-import io.reactiveregistry.server.core.Registry;
+import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.RegistryEvent;
 import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
 import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
@@ -48,7 +48,7 @@ public final class ViewChannel {
   }
 
   /** A snapshot of the view now, and the channel's state reset to match it. */
-  OutboundEvent snapshot(Registry registry) {
+  OutboundEvent snapshot(RegistryReads registry) {
     ServiceView view = registry.view(service, filter);
     serviceExists = view.exists();
     protectionTriggered = view.protectionTriggered();
@@ -60,7 +60,7 @@ public final class ViewChannel {
   }
 
   /** Turns one command's events for this service into what the view's subscribers must see. */
-  List<OutboundEvent> apply(List<RegistryEvent> events, Registry registry) {
+  List<OutboundEvent> apply(List<RegistryEvent> events, RegistryReads registry) {
     List<OutboundEvent> out = new ArrayList<>(events.size());
     ServiceDeleted deletion = lastDeletion(events);
     if (!registry.exists(service)) {

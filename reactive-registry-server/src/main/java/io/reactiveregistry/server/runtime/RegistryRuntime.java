@@ -1,7 +1,12 @@
 package io.reactiveregistry.server.runtime;
 
+import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.core.Failure;
+import io.reactiveregistry.server.core.Outcome;
+import io.reactiveregistry.server.core.Outcome.Refused;
 import io.reactiveregistry.server.core.Registry;
+import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.RegistryEvent;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
@@ -13,13 +18,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import io.reactiveregistry.server.core.Failure;
-import io.reactiveregistry.server.core.RegistryException;
 import io.reactiveregistry.server.storage.StorageUnavailableException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 
 /**
@@ -33,6 +37,7 @@ import reactor.core.publisher.Flux;
  * an event-loop thread.
  */
 public final class RegistryRuntime {
+  private static final Logger log = LoggerFactory.getLogger(RegistryRuntime.class);
   /**
    * Revisions are reserved in storage this many ahead of use, so a restarted server continues
    * above every revision a client may have seen, ephemeral changes' included (only durable changes
@@ -61,39 +66,39 @@ public final class RegistryRuntime {
   }
 
   /**
-   * Runs a command; its events are published to subscribers and listeners in revision order, and
-   * its durable changes, if any, are queued for storage in the same order.
+   * Applies a command now and returns its outcome; its events are published to subscribers and
+   * listeners in revision order, and its durable changes, if any, are queued for storage in the
+   * same order, but nothing waits for them. For commands nobody answers (heartbeats, a closed
+   * connection, the lifecycle's passes).
    */
-  public <T> T execute(Function<Registry, T> command) {
-    return apply(command, registry -> false).result;
+  public Outcome execute(Command command) {
+    return apply(command, false).outcome;
   }
 
   /**
-   * Runs a command whose answer must wait until what it describes is durable: the future
-   * completes once the command's durable changes are committed, or, when it made none (an
-   * identical re-registration, a refusal...), once everything queued before it is committed. The
-   * change is visible to readers and subscribers as soon as it is applied. Refused before it
-   * changes anything when storage cannot take more.
+   * Applies a command and answers it when its answer may be given: at once when what it changes
+   * lives in memory only, and otherwise ({@link Registry#answeredDurably}, asked under the monitor
+   * just before the command runs) once its durable changes are committed — or, when it made none
+   * (an identical re-registration, say), once everything queued before it is. The change
+   * is visible to readers and subscribers as soon as it is applied. When storage cannot take a
+   * write, the outcome is {@link Refused} ({@code STORAGE_BEHIND} or {@code STORAGE_FAILED}), and
+   * a durable command is refused before it changes anything.
    */
-  public <T> CompletableFuture<T> executeDurably(Function<Registry, T> command) {
-    return executeDurablyIf(registry -> true, command);
-  }
-
-  /**
-   * Runs a command that is durable only in some states: {@code durable} is asked under the
-   * monitor, just before the command runs, so the answer cannot go stale in between. When it says
-   * no, the command runs as {@link #execute} would (it neither touches nor waits on storage) and
-   * the future is already complete; when yes, as {@link #executeDurably}.
-   */
-  public <T> CompletableFuture<T> executeDurablyIf(Predicate<Registry> durable, Function<Registry, T> command) {
-    Applied<T> applied = apply(command, durable);
-    return applied.durable == null ? CompletableFuture.completedFuture(applied.result)
-        : applied.durable.handle((ignored, error) -> {
-          if (error != null) {
-            throw new CompletionException(asCoreFailure(error));
-          }
-          return applied.result;
-        });
+  public CompletableFuture<Outcome> submit(Command command) {
+    Applied applied = apply(command, true);
+    if (applied.durable == null) {
+      return CompletableFuture.completedFuture(applied.outcome);
+    }
+    return applied.durable.handle((ignored, error) -> {
+      if (error == null) {
+        return applied.outcome;
+      }
+      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+      if (cause instanceof StorageUnavailableException storage) {
+        return refused(storage);
+      }
+      throw new CompletionException(cause);
+    });
   }
 
   /**
@@ -123,23 +128,16 @@ public final class RegistryRuntime {
     return store.append(List.of(), reservedUpTo);
   }
 
-  private record Applied<T>(T result, CompletableFuture<Void> durable) {}
+  private record Applied(Outcome outcome, CompletableFuture<Void> durable) {}
 
-  private <T> Applied<T> apply(Function<Registry, T> command, Predicate<Registry> durablyAnswered) {
+  private Applied apply(Command command, boolean answered) {
     Set<SubscriberQueue> woken;
-    T result;
+    Outcome outcome;
     CompletableFuture<Void> durable;
     synchronized (monitor) {
-      boolean answeredDurably = durablyAnswered.test(registry);
+      boolean answeredDurably = answered && registry.answeredDurably(command);
       try {
-        if (answeredDurably) {
-          try {
-            store.checkWritable();
-          } catch (StorageUnavailableException e) {
-            throw asCoreFailure(e);
-          }
-        }
-        result = command.apply(registry);
+        outcome = answeredDurably ? applyIfWritable(command) : registry.apply(command);
       } finally {
         // Queued under the monitor, so storage sees changes in the order the core decided them.
         List<DurableChange> changes = registry.takeDurableChanges();
@@ -160,29 +158,30 @@ public final class RegistryRuntime {
     for (SubscriberQueue queue : woken) {
       queue.drain();
     }
-    return new Applied<>(result, durable);
-  }
-
-  /**
-   * Storage's failures as the core's, so that the edges answer them from one table and know no
-   * storage type; anything else is left as it is.
-   */
-  private static Throwable asCoreFailure(Throwable error) {
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    if (cause instanceof StorageUnavailableException storage) {
-      // Storage logged what failed, once; the client reads the message.
-      return new RegistryException(storage.busy() ? Failure.STORAGE_BEHIND : Failure.STORAGE_FAILED,
-          storage.getMessage());
+    if (log.isTraceEnabled()) {
+      log.trace("{} -> {}", command, outcome);
     }
-    return cause;
+    return new Applied(outcome, outcome instanceof Refused ? null : durable);
   }
 
-  private static RegistryException asCoreFailure(StorageUnavailableException storage) {
-    return (RegistryException) asCoreFailure((Throwable) storage);
+  /** Refused before anything changes when storage cannot take the write. */
+  private Outcome applyIfWritable(Command command) {
+    try {
+      store.checkWritable();
+    } catch (StorageUnavailableException e) {
+      return refused(e);
+    }
+    return registry.apply(command);
+  }
+
+  /** Storage's failure as the core's, so that the edges answer it from one table and know no storage type. */
+  private static Refused refused(StorageUnavailableException storage) {
+    // Storage logged what failed, once; the client reads the message.
+    return new Refused(storage.busy() ? Failure.STORAGE_BEHIND : Failure.STORAGE_FAILED, storage.getMessage());
   }
 
   /** Reads the core's state consistently. */
-  public <T> T read(Function<Registry, T> query) {
+  public <T> T read(Function<RegistryReads, T> query) {
     synchronized (monitor) {
       return query.apply(registry);
     }

@@ -1,18 +1,22 @@
 package io.reactiveregistry.server.transport;
 
 import io.reactiveregistry.server.errors.EdgeRefusal;
+import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.core.Command;
+import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.Payload;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.RSocket;
 import io.rsocket.util.DefaultPayload;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.reactivestreams.Publisher;
@@ -56,14 +60,14 @@ final class ConnectionSession implements RSocket {
     try {
       route = RouteResolver.resolve(payload, Interaction.REQUEST_RESPONSE);
       checkSize(payload);
-      Object answer = handlers.respond(owner, route, payload.sliceData());
-      if (answer instanceof RequestHandlers.Durable durable) {
-        Route answered = route;
-        return Mono.fromFuture(durable.answer(), true)
-            .map(value -> answered(answered, start, value))
-            .onErrorMap(error -> refused(answered, start, error));
+      CompletableFuture<RequestHandlers.Answer> answer = handlers.respond(owner, route, payload.sliceData());
+      if (answer.isDone()) {
+        return reply(route, start, answer.join()); // join rethrows what failed, caught below
       }
-      return Mono.just(answered(route, start, answer));
+      Route answered = route;
+      return Mono.fromFuture(answer, true)
+          .onErrorMap(error -> refused(answered, start, error))
+          .flatMap(value -> reply(answered, start, value));
     } catch (RuntimeException | Error e) { // an Error too: only the contract's JSON reaches a client
       return Mono.error(refused(route, start, e));
     } finally {
@@ -71,11 +75,22 @@ final class ConnectionSession implements RSocket {
     }
   }
 
-  /** The payload of an answer, counted by route. */
-  private Payload answered(Route route, long start, Object answer) {
-    byte[] json = answer instanceof RequestHandlers.Encoded encoded ? encoded.json() : JsonCodec.json().encode(answer);
+  /** The payload of an answer, or the error of a refusal, counted by route (and code). */
+  private Mono<Payload> reply(Route route, long start, RequestHandlers.Answer answer) {
+    if (answer instanceof RequestHandlers.Answer.Json encoded) {
+      return answered(route, start, encoded.json());
+    }
+    if (answer instanceof RequestHandlers.Answer.Body body) {
+      return answered(route, start, JsonCodec.json().encode(body.body()));
+    }
+    WireError error = ((RequestHandlers.Answer.Refusal) answer).error();
+    meters.request(route, start, error.code());
+    return Mono.error(ErrorMapping.toWire(error.body()));
+  }
+
+  private Mono<Payload> answered(Route route, long start, byte[] json) {
     meters.request(route, start, null);
-    return DefaultPayload.create(json);
+    return Mono.just(DefaultPayload.create(json));
   }
 
   /** The wire error for a refused request, counted by route and code. */
@@ -161,7 +176,7 @@ final class ConnectionSession implements RSocket {
     if (!released.compareAndSet(false, true)) {
       return 0;
     }
-    return runtime.execute(registry -> registry.release(owner));
+    return ((Outcome.Counted) runtime.execute(new Command.Release(owner))).count();
   }
 
   private void checkSize(Payload payload) {

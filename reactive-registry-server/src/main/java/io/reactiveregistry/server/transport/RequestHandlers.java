@@ -1,6 +1,5 @@
 package io.reactiveregistry.server.transport;
 
-import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.netty.buffer.ByteBuf;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Protocol;
@@ -9,58 +8,59 @@ import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.BatchRegistration;
 import io.reactiveregistry.protocol.message.BatchResult;
 import io.reactiveregistry.protocol.message.DeregisterResult;
+import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.protocol.message.Heartbeat;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.InstanceOverride;
-import io.reactiveregistry.protocol.message.ServiceDefinition;
-import io.reactiveregistry.protocol.message.ServiceDetail;
-import io.reactiveregistry.protocol.message.ServiceList;
-import io.reactiveregistry.protocol.message.ServiceListQuery;
-import io.reactiveregistry.protocol.message.ServiceRef;
-import io.reactiveregistry.protocol.message.TraceQuery;
-import io.reactiveregistry.protocol.message.ErrorBody;
-import io.reactiveregistry.protocol.message.ServiceEvent;
-import io.reactiveregistry.protocol.message.ServiceSnapshot;
-import io.reactiveregistry.protocol.message.SetupData;
-import io.reactiveregistry.protocol.message.TraceEvent;
-import io.reactiveregistry.server.audit.TraceHub;
-import io.reactiveregistry.server.metrics.ServerMeters;
-import io.reactiveregistry.protocol.rules.Names;
-import io.reactiveregistry.server.core.InstanceView;
-import io.reactiveregistry.server.core.Results.BatchRegistered;
-import io.reactiveregistry.server.core.Results.ServiceSummary;
-import io.reactiveregistry.server.wire.ServicePages;
-import io.reactiveregistry.server.wire.WireViews;
-import java.util.ArrayList;
-import java.util.Map;
-import io.reactiveregistry.protocol.message.Heartbeat;
 import io.reactiveregistry.protocol.message.InstanceRef;
 import io.reactiveregistry.protocol.message.Query;
 import io.reactiveregistry.protocol.message.RegisterResult;
 import io.reactiveregistry.protocol.message.Registration;
 import io.reactiveregistry.protocol.message.ServerInfo;
-import io.reactiveregistry.server.core.InstanceSpec;
+import io.reactiveregistry.protocol.message.ServiceDefinition;
+import io.reactiveregistry.protocol.message.ServiceDetail;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.protocol.message.ServiceList;
+import io.reactiveregistry.protocol.message.ServiceListQuery;
+import io.reactiveregistry.protocol.message.ServiceRef;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.SetupData;
+import io.reactiveregistry.protocol.message.TraceEvent;
+import io.reactiveregistry.protocol.message.TraceQuery;
+import io.reactiveregistry.protocol.rules.Names;
+import io.reactiveregistry.server.audit.TraceHub;
+import io.reactiveregistry.server.core.Outcome;
+import io.reactiveregistry.server.core.Outcome.Counted;
+import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
+import io.reactiveregistry.server.core.Outcome.Refused;
 import io.reactiveregistry.server.core.Owner;
-import io.reactiveregistry.server.core.Results.Deregistered;
-import io.reactiveregistry.server.core.Results.HeartbeatOutcome;
-import io.reactiveregistry.server.core.Results.Registered;
+import io.reactiveregistry.server.core.Results.ServiceSummary;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
+import io.reactiveregistry.server.errors.EdgeRefusal;
+import io.reactiveregistry.server.errors.ErrorTable;
+import io.reactiveregistry.server.errors.WireError;
+import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
-import io.reactiveregistry.server.wire.WireCommands;
-import io.reactiveregistry.server.wire.WireCommands.InstanceAddress;
+import io.reactiveregistry.server.wire.CommandDecoder;
+import io.reactiveregistry.server.wire.OutcomeEncoder;
+import io.reactiveregistry.server.wire.ServicePages;
 import java.time.InstantSource;
-import io.reactiveregistry.server.core.Registry;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 
 /**
- * What each route does: decode the body, call the core through the runtime, build the answer.
- * Shared by every connection; the calling connection is passed in as its {@link Owner}.
+ * What each route does: a command route's body becomes a {@code Command} ({@link CommandDecoder}),
+ * the runtime applies it and its {@code Outcome} becomes the answer ({@link OutcomeEncoder}); read
+ * and stream routes read the core through the runtime. Shared by every connection; the calling
+ * connection is passed in as its {@link Owner}.
  */
 final class RequestHandlers {
+  private static final Logger log = LoggerFactory.getLogger(RequestHandlers.class);
   private static final JsonCodec json = JsonCodec.json();
 
   private final RegistryRuntime runtime;
@@ -87,21 +87,37 @@ final class RequestHandlers {
         ServerInfo.class, ErrorBody.class, SetupData.class);
   }
 
-  /** Answers a request-response route with the response body. */
-  Object respond(Owner owner, Route route, ByteBuf data) {
+  /** A request's answer: a body to encode, JSON already encoded, or a refusal from the error table. */
+  sealed interface Answer {
+    record Body(Object body) implements Answer {}
+
+    record Json(byte[] json) implements Answer {}
+
+    record Refusal(WireError error) implements Answer {}
+  }
+
+  /**
+   * Answers a request-response route. A command ({@link CommandDecoder}) is applied by the runtime
+   * and answered once it may be (a durable one once committed); a read is answered at once.
+   */
+  CompletableFuture<Answer> respond(Owner owner, Route route, ByteBuf data) {
+    if (CommandDecoder.decodes(route)) {
+      return runtime.submit(CommandDecoder.decode(route, owner, data)).thenApply(RequestHandlers::answer);
+    }
+    return CompletableFuture.completedFuture(read(route, data));
+  }
+
+  private static Answer answer(Outcome outcome) {
+    return outcome instanceof Refused refused ? new Answer.Refusal(ErrorTable.of(refused))
+        : new Answer.Body(OutcomeEncoder.body(outcome));
+  }
+
+  private Answer read(Route route, ByteBuf data) {
     return switch (route) {
-      case INSTANCE_REGISTER -> register(owner, json.decode(data, Registration.class));
-      case INSTANCE_DEREGISTER -> deregister(owner, json.decode(data, InstanceRef.class));
-      case INSTANCE_BATCH_REGISTER -> batchRegister(owner, json.decode(data, BatchRegistration.class));
-      case SERVICE_QUERY -> query(json.decode(data, Query.class));
-      case SERVICE_LIST -> list(json.decode(data, ServiceListQuery.class));
-      case ADMIN_SERVICE_CREATE -> createService(owner, json.decode(data, ServiceDefinition.class));
-      case ADMIN_SERVICE_UPDATE -> updateService(owner, json.decode(data, ServiceDefinition.class));
-      case ADMIN_SERVICE_GET -> detail(runtime.read(r -> r.service(serviceOf(json.decode(data, ServiceRef.class)))));
-      case ADMIN_SERVICE_DELETE -> deleteService(owner, json.decode(data, ServiceRef.class));
-      case ADMIN_INSTANCE_UPDATE -> override(owner, json.decode(data, InstanceOverride.class), false);
-      case ADMIN_INSTANCE_PATCH -> override(owner, json.decode(data, InstanceOverride.class), true);
-      case SERVER_INFO -> serverInfo();
+      case SERVICE_QUERY -> new Answer.Json(query(json.decode(data, Query.class)));
+      case SERVICE_LIST -> new Answer.Body(list(json.decode(data, ServiceListQuery.class)));
+      case ADMIN_SERVICE_GET -> new Answer.Body(describe(json.decode(data, ServiceRef.class)));
+      case SERVER_INFO -> new Answer.Body(serverInfo());
       default -> throw notYetServed(route);
     };
   }
@@ -123,51 +139,28 @@ final class RequestHandlers {
     throw notYetServed(route);
   }
 
-  /** Handles a fire-and-forget route; it cannot be answered, so failures are counted and dropped. */
+  /**
+   * Handles a fire-and-forget route (a heartbeat); it cannot be answered, so it is counted, and a
+   * heartbeat that changed nothing because it was not this connection's to give, or was refused, is
+   * counted as dropped.
+   */
   void fire(Owner owner, Route route, ByteBuf data) {
-    Heartbeat heartbeat = json.decode(data, Heartbeat.class);
-    if (heartbeat.instance() == null && heartbeat.service() == null) {
-      meters.heartbeats(runtime.execute(registry -> registry.heartbeatAll(owner)));
-      return;
-    }
-    ServiceKey key = service(heartbeat.namespace(), heartbeat.group(), heartbeat.service());
-    InstanceSpec spec = WireCommands.instance("instance", heartbeat.instance());
-    HeartbeatOutcome outcome = runtime.execute(registry -> registry.heartbeat(owner, key, spec));
-    meters.heartbeats(1);
-    if (outcome == HeartbeatOutcome.IGNORED_NOT_OWNER || outcome == HeartbeatOutcome.IGNORED_DEREGISTERED) {
+    Outcome outcome = runtime.execute(CommandDecoder.decode(route, owner, data));
+    if (outcome instanceof Counted all) {
+      meters.heartbeats(all.count());
+    } else if (outcome instanceof HeartbeatOutcome one) {
+      meters.heartbeats(1);
+      if (one == HeartbeatOutcome.IGNORED_NOT_OWNER || one == HeartbeatOutcome.IGNORED_DEREGISTERED) {
+        meters.heartbeatDropped();
+      }
+    } else if (outcome instanceof Refused refused) {
       meters.heartbeatDropped();
+      log.debug("dropped heartbeat from {}: {}", owner.label(), refused.message());
     }
   }
 
   void countDroppedHeartbeat() {
     meters.heartbeatDropped();
-  }
-
-  private Object register(Owner owner, Registration body) {
-    ServiceKey key = service(body.namespace(), body.group(), body.service());
-    InstanceSpec spec = WireCommands.instance("instance", body.instance());
-    boolean ephemeral = body.ephemeral() == null || body.ephemeral();
-    Function<Registry, RegisterResult> command = registry -> answer(registry.register(owner, key, ephemeral, spec));
-    // A persistent registration is acknowledged once committed; an ephemeral one lives in memory only.
-    return ephemeral ? runtime.execute(command) : new Durable(runtime.executeDurably(command));
-  }
-
-  private static RegisterResult answer(Registered registered) {
-    return new RegisterResult(registered.instanceId(), registered.revision(), registered.timings().intervalMs(),
-        registered.timings().timeoutMs(), registered.timings().deleteTimeoutMs());
-  }
-
-  private BatchResult batchRegister(Owner owner, BatchRegistration body) {
-    ServiceKey key = service(body.namespace(), body.group(), body.service());
-    if (body.instances() == null) {
-      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "instances is required (an empty list deregisters all)");
-    }
-    List<InstanceSpec> specs = new ArrayList<>(body.instances().size());
-    for (int i = 0; i < body.instances().size(); i++) {
-      specs.add(WireCommands.instance("instances[" + i + "]", body.instances().get(i)));
-    }
-    BatchRegistered result = runtime.execute(registry -> registry.batchRegister(owner, key, specs));
-    return new BatchResult(result.instanceIds(), result.revision());
   }
 
   private ServiceList list(ServiceListQuery body) {
@@ -177,75 +170,17 @@ final class RequestHandlers {
     return ServicePages.page(all, body.page(), body.pageSize());
   }
 
-  private Durable createService(Owner owner, ServiceDefinition body) {
+  private ServiceDetail describe(ServiceRef body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
-    boolean ephemeral = body.ephemeral() == null || body.ephemeral();
-    double threshold = body.protectThreshold() == null ? 0.0 : body.protectThreshold();
-    return new Durable(runtime.executeDurably(registry -> detail(registry.createService(owner, key, ephemeral,
-        threshold, body.metadata()))));
+    return OutcomeEncoder.detail(runtime.read(registry -> registry.service(key))
+        .orElseThrow(() -> new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist")));
   }
 
-  private Durable updateService(Owner owner, ServiceDefinition body) {
-    ServiceKey key = service(body.namespace(), body.group(), body.service());
-    return new Durable(runtime.executeDurably(registry -> detail(registry.updateService(owner, key, body.ephemeral(),
-        body.protectThreshold(), body.metadata()))));
-  }
-
-  private Durable deleteService(Owner owner, ServiceRef body) {
-    ServiceKey key = serviceOf(body);
-    return new Durable(runtime.executeDurably(registry -> {
-      registry.deleteService(owner, key);
-      return Map.of("deleted", true);
-    }));
-  }
-
-  private Durable override(Owner owner, InstanceOverride body, boolean patch) {
-    ServiceKey key = service(body.namespace(), body.group(), body.service());
-    InstanceAddress address = WireCommands.address("instance", body.instance());
-    String instanceId = InstanceSpec.instanceId(address.ip(), address.port(),
-        address.cluster());
-    Function<Registry, InstanceView> command = patch
-        ? registry -> registry.patchInstance(owner, key, instanceId, body.enabled(), body.weight(), body.metadata())
-        : registry -> registry.overrideInstance(owner, key, instanceId,
-            io.reactiveregistry.server.core.InstanceOverride.replacing(body.enabled(), body.weight(),
-                body.metadata()));
-    return new Durable(runtime.executeDurably(registry -> WireViews.instance(command.apply(registry))));
-  }
-
-  private static ServiceKey serviceOf(ServiceRef body) {
-    return service(body.namespace(), body.group(), body.service());
-  }
-
-  private static ServiceDetail detail(io.reactiveregistry.server.core.ServiceDefinition d) {
-    return new ServiceDetail(d.service().namespace(), d.service().group(), d.service().service(), d.ephemeral(),
-        d.protectThreshold(), d.metadata(), d.revision(), d.clusters(), d.instanceCount());
-  }
-
-  /**
-   * In a persistent service, acknowledged durably: removing a persistent instance is a durable
-   * change, and an answer that it is gone must not be undone by a restart. Ephemeral instances
-   * live in memory only, so their deregistration never touches or waits on storage.
-   */
-  private Durable deregister(Owner owner, InstanceRef body) {
-    ServiceKey key = service(body.namespace(), body.group(), body.service());
-    InstanceAddress address = WireCommands.address("instance", body.instance());
-    return new Durable(runtime.executeDurablyIf(registry -> registry.persistent(key), registry -> {
-      Deregistered result = registry.deregister(owner, key, address.ip(), address.port(), address.cluster());
-      return new DeregisterResult(result.removed(), result.revision());
-    }));
-  }
-
-  private Object query(Query body) {
+  private byte[] query(Query body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     ViewFilter filter = ViewFilter.of(body.clusters(), body.healthyOnly());
-    return new Encoded(snapshots.query(runtime, key, filter));
+    return snapshots.query(runtime, key, filter);
   }
-
-  /** An answer already in JSON. */
-  record Encoded(byte[] json) {}
-
-  /** An answer that may be sent once what it describes is durable. */
-  record Durable(CompletableFuture<?> answer) {}
 
   private ServerInfo serverInfo() {
     return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), List.of(identity.nodeId()),

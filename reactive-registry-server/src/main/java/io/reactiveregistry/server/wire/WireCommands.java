@@ -21,7 +21,11 @@ public final class WireCommands {
   }
 
   /** The identifying part of an instance: normalised ip, port and cluster. */
-  public record InstanceAddress(String ip, int port, String cluster) {}
+  public record InstanceAddress(String ip, int port, String cluster) {
+    public String instanceId() {
+      return InstanceSpec.instanceId(ip, port, cluster);
+    }
+  }
 
   public static InstanceAddress address(String field, InstanceBody body) {
     if (body == null) {

@@ -87,4 +87,21 @@ class ArchitectureTest {
       .should().callConstructor(io.reactiveregistry.server.core.RegistryException.class,
           io.reactiveregistry.server.core.Failure.class, String.class)
       .because("a refusal at an edge is an EdgeRefusal with a contract code; RegistryException is the core's");
+
+  @ArchTest
+  static final ArchRule onlyTheRuntimeAppliesCommands = noClasses()
+      .that().resideOutsideOfPackages("io.reactiveregistry.server.core..", "io.reactiveregistry.server.runtime..")
+      .should().callMethod(io.reactiveregistry.server.core.Registry.class, "apply",
+          io.reactiveregistry.server.core.Command.class)
+      .because("the runtime applies every command under its monitor, publishes its events and queues its durable "
+          + "changes; anyone else would skip one of the three");
+
+  @ArchTest
+  static final ArchRule edgesBuildCommandsAndReadThroughReads = noClasses()
+      .that().resideInAnyPackage("io.reactiveregistry.server.transport..", "io.reactiveregistry.server.http..",
+          "io.reactiveregistry.server.wire..", "io.reactiveregistry.server.lifecycle..",
+          "io.reactiveregistry.server.push..", "io.reactiveregistry.server.audit..")
+      .should().dependOnClassesThat().areAssignableTo(io.reactiveregistry.server.core.Registry.class)
+      .because("the edges and the lifecycle build Commands and read through RegistryReads; only the runtime holds "
+          + "the Registry");
 }

@@ -165,8 +165,8 @@ class DurableChangesTest {
     restored.restore(stored.values(), revision);
 
     assertThat(restored.view(db, ViewFilter.ALL)).isEqualTo(registry.view(db, ViewFilter.ALL));
-    assertThat(restored.service(orders).protectThreshold()).isEqualTo(0.5);
-    assertThat(restored.service(orders).metadata()).isEqualTo(Map.of("team", "a"));
+    assertThat(restored.service(orders).orElseThrow().protectThreshold()).isEqualTo(0.5);
+    assertThat(restored.service(orders).orElseThrow().metadata()).isEqualTo(Map.of("team", "a"));
     assertThat(restored.view(orders, ViewFilter.ALL).instances()).as("ephemeral instances are not restored").isEmpty();
     assertThat(restored.takeEvents()).isEmpty();
     assertThat(restored.takeDurableChanges()).isEmpty();

@@ -115,7 +115,7 @@ class LifecycleTest {
     registry.register(app, ServiceKey.of(null, null, "other"), true, instance(9));
     registry.takeEvents();
 
-    Results.BatchRegistered result = registry.batchRegister(app, orders, List.of(instance(2), instance(3)));
+    Outcome.BatchRegistered result = registry.batchRegister(app, orders, List.of(instance(2), instance(3)));
 
     assertThat(result.instanceIds()).containsExactly("127.0.0.1#2#DEFAULT", "127.0.0.1#3#DEFAULT");
     assertThat(registry.view(orders, ViewFilter.ALL).instances()).extracting(InstanceView::port)
@@ -150,7 +150,7 @@ class LifecycleTest {
   void anEmptyBatchForAServiceThatDoesNotExistChangesNothing() {
     long revision = registry.revision();
 
-    Results.BatchRegistered result = registry.batchRegister(app, orders, List.of());
+    Outcome.BatchRegistered result = registry.batchRegister(app, orders, List.of());
 
     assertThat(result.instanceIds()).isEmpty();
     assertThat(result.revision()).isEqualTo(revision);
@@ -219,7 +219,7 @@ class LifecycleTest {
         .isEqualTo(Failure.INVALID_PARAM);
     assertThat(failureOf(() -> registry.updateService(operator, orders, null, 1.5, null)))
         .isEqualTo(Failure.INVALID_PARAM);
-    assertThat(failureOf(() -> registry.service(ServiceKey.of(null, null, "nope")))).isEqualTo(Failure.NOT_FOUND);
+    assertThat(registry.service(ServiceKey.of(null, null, "nope"))).isEmpty(); // the edge answers NOT_FOUND
     registry.register(app, orders, false, instance(5432));
     assertThat(failureOf(() -> registry.deleteService(operator, orders))).isEqualTo(Failure.SERVICE_NOT_EMPTY);
 

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
 import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
-import io.reactiveregistry.server.core.Results.HeartbeatOutcome;
-import io.reactiveregistry.server.core.Results.Registered;
+import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
+import io.reactiveregistry.server.core.Outcome.Registered;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -128,7 +128,7 @@ class RegistryTest {
     registry.takeEvents();
 
     assertThat(registry.deregister(alice, orders, "127.0.0.9", 8080, "DEFAULT"))
-        .isEqualTo(new Results.Deregistered(false, 1));
+        .isEqualTo(new Outcome.Deregistered(false, 1));
     assertThat(registry.deregister(alice, billing, "127.0.0.9", 8080, "DEFAULT").removed()).isFalse();
     assertThat(registry.takeEvents()).isEmpty();
   }

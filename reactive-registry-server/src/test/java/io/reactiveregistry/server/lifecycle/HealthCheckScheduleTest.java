@@ -2,6 +2,7 @@ package io.reactiveregistry.server.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.ManualClock;
 import io.reactiveregistry.server.core.Owner;
@@ -52,13 +53,10 @@ class HealthCheckScheduleTest {
   }
 
   private void register(int count) {
-    runtime.execute(r -> {
-      for (int i = 0; i < count; i++) {
-        r.register(new Owner(1, "ops"), db, false,
-            InstanceSpec.of("instance", "127.0.0." + (1 + i / 250), 1000 + i % 250, null, null, null, null));
-      }
-      return null;
-    });
+    for (int i = 0; i < count; i++) {
+      runtime.execute(new Command.Register(new Owner(1, "ops"), db, false,
+          InstanceSpec.of("instance", "127.0.0." + (1 + i / 250), 1000 + i % 250, null, null, null, null)));
+    }
   }
 
   /** Each check takes {@code took} of virtual time, then answers {@code healthy}. */
@@ -115,14 +113,13 @@ class HealthCheckScheduleTest {
   void aServiceSetsItsOwnTimeoutAndCanTurnItsChecksOff() {
     ServiceKey fast = ServiceKey.of(null, null, "fast");
     ServiceKey external = ServiceKey.of(null, null, "external");
-    runtime.execute(r -> {
-      Owner ops = new Owner(1, "ops");
-      r.createService(ops, fast, false, 0.0, Map.of("health.check.timeout", "500"));
-      r.createService(ops, external, false, 0.0, Map.of("health.check.enabled", "false"));
-      r.register(ops, fast, false, InstanceSpec.of("instance", "127.0.0.1", 1, null, null, null, null));
-      r.register(ops, external, false, InstanceSpec.of("instance", "127.0.0.1", 2, null, null, null, null));
-      return null;
-    });
+    Owner ops = new Owner(1, "ops");
+    runtime.execute(new Command.CreateService(ops, fast, false, 0.0, Map.of("health.check.timeout", "500")));
+    runtime.execute(new Command.CreateService(ops, external, false, 0.0, Map.of("health.check.enabled", "false")));
+    runtime.execute(new Command.Register(ops, fast, false,
+        InstanceSpec.of("instance", "127.0.0.1", 1, null, null, null, null)));
+    runtime.execute(new Command.Register(ops, external, false,
+        InstanceSpec.of("instance", "127.0.0.1", 2, null, null, null, null)));
     List<String> probed = new ArrayList<>();
     List<Duration> limits = new ArrayList<>();
     long[] fastStartedAt = {-1};

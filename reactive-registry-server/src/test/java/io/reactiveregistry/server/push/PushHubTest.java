@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.ManualClock;
 import io.reactiveregistry.server.core.Owner;
@@ -35,7 +36,7 @@ class PushHubTest {
   }
 
   private void register(RegistryRuntime runtime, int port) {
-    runtime.execute(r -> r.register(alice, orders, true, instance(port, null)));
+    runtime.execute(new Command.Register(alice, orders, true, instance(port, null)));
   }
 
   private static Flux<ServiceEvent> decoded(Flux<byte[]> stream) {
@@ -55,7 +56,7 @@ class PushHubTest {
         })
         .then(() -> register(runtime, 2))
         .assertNext(e -> assertThat(e).extracting(ServiceEvent::type, ServiceEvent::revision).containsExactly("UPSERT", 2L))
-        .then(() -> runtime.execute(r -> r.release(alice)))
+        .then(() -> runtime.execute(new Command.Release(alice)))
         .assertNext(e -> assertThat(e).extracting(ServiceEvent::type, ServiceEvent::revision).containsExactly("REMOVE", 3L))
         .assertNext(e -> assertThat(e).extracting(ServiceEvent::type, ServiceEvent::revision).containsExactly("REMOVE", 4L))
         .thenCancel()
@@ -70,8 +71,8 @@ class PushHubTest {
 
     StepVerifier.create(decoded(runtime.subscribe(orders, clusterA)))
         .assertNext(e -> assertThat(e.type()).isEqualTo("SNAPSHOT"))
-        .then(() -> runtime.execute(r -> r.register(alice, orders, true, instance(1, "b"))))
-        .then(() -> runtime.execute(r -> r.register(alice, orders, true, instance(2, "a"))))
+        .then(() -> runtime.execute(new Command.Register(alice, orders, true, instance(1, "b"))))
+        .then(() -> runtime.execute(new Command.Register(alice, orders, true, instance(2, "a"))))
         // The first registration created the service: the view starts over with a snapshot.
         .assertNext(e -> {
           assertThat(e.type()).isEqualTo("SNAPSHOT");
@@ -94,10 +95,10 @@ class PushHubTest {
         .assertNext(e -> assertThat(e.instances()).hasSize(1))
         .then(() -> {
           clock.advanceMillis(15_000);
-          runtime.execute(Registry::expire);
+          runtime.execute(new Command.Expire());
         })
         .assertNext(e -> assertThat(e.type()).isEqualTo("REMOVE"))
-        .then(() -> runtime.execute(r -> r.heartbeatAll(alice)))
+        .then(() -> runtime.execute(new Command.HeartbeatAll(alice)))
         .assertNext(e -> {
           assertThat(e.type()).isEqualTo("UPSERT");
           assertThat(e.instance().healthy()).isTrue();
@@ -153,7 +154,7 @@ class PushHubTest {
   void whenProtectionSwitchesTheViewGetsAFreshSnapshot() {
     Registry registry = new Registry(clock, RegistryConfig.DEFAULTS);
     RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(1_000));
-    runtime.execute(r -> r.createService(alice, orders, true, 0.5, Map.of()));
+    runtime.execute(new Command.CreateService(alice, orders, true, 0.5, Map.of()));
     for (int port = 1; port <= 4; port++) {
       register(runtime, port);
     }
@@ -161,12 +162,12 @@ class PushHubTest {
 
     StepVerifier.create(decoded(runtime.subscribe(orders, new ViewFilter(Set.of(), true))))
         .assertNext(e -> assertThat(e.instances()).hasSize(4))
-        .then(() -> runtime.execute(r -> r.register(bob, orders, true,
+        .then(() -> runtime.execute(new Command.Register(bob, orders, true,
             InstanceSpec.of("instance", "127.0.0.1", 1, null, 0.0, null, null))))
         .assertNext(e -> assertThat(e.type()).isEqualTo("REMOVE"))
-        .then(() -> runtime.execute(r -> r.register(bob, orders, true,
+        .then(() -> runtime.execute(new Command.Register(bob, orders, true,
             InstanceSpec.of("instance", "127.0.0.1", 2, null, 0.0, null, Map.of()))))
-        .then(() -> runtime.execute(r -> r.register(bob, orders, true,
+        .then(() -> runtime.execute(new Command.Register(bob, orders, true,
             InstanceSpec.of("instance", "127.0.0.1", 3, null, 0.0, null, Map.of()))))
         .assertNext(e -> assertThat(e.type()).isEqualTo("REMOVE"))
         .assertNext(e -> {

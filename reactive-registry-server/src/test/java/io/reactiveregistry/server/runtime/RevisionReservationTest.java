@@ -3,6 +3,7 @@ package io.reactiveregistry.server.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.ManualClock;
 import io.reactiveregistry.server.core.Owner;
@@ -51,13 +52,13 @@ class RevisionReservationTest {
     // Flip one instance between two states: one revision per command.
     long half = RegistryRuntime.REVISION_BLOCK / 2;
     for (long i = 0; i < half; i++) {
-      runtime.execute(r -> r.register(app, orders, true,
-          InstanceSpec.of("instance", "127.0.0.1", 8080, null, r.revision() % 2 == 0 ? 1.0 : 2.0, null, null)));
+      runtime.execute(new Command.Register(app, orders, true,
+          InstanceSpec.of("instance", "127.0.0.1", 8080, null, i % 2 == 0 ? 1.0 : 2.0, null, null)));
     }
     assertThat(registry.revision()).isEqualTo(7_000_000 + half);
     assertThat(reservations).as("not yet past halfway").hasSize(1);
 
-    runtime.execute(r -> r.register(app, orders, true,
+    runtime.execute(new Command.Register(app, orders, true,
         InstanceSpec.of("instance", "127.0.0.1", 8080, null, 3.0, null, null)));
     assertThat(reservations).containsExactly(7_000_000 + RegistryRuntime.REVISION_BLOCK,
         7_000_000 + half + 1 + RegistryRuntime.REVISION_BLOCK);

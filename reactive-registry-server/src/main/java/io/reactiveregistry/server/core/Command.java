@@ -1,0 +1,70 @@
+package io.reactiveregistry.server.core;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every change the registry accepts, as a value: an edge builds one from a request (a connection's
+ * own requests carry it as their {@link Owner}), the server's lifecycle builds the rest, and only the
+ * runtime applies them ({@link Registry#apply}). Each has one {@link Outcome}, or is {@link
+ * Outcome.Refused} having changed nothing. Records, so that a command prints as what it asks, compares
+ * equal in tests, and can be shipped to another node as it is.
+ */
+public sealed interface Command {
+
+  /** Registers an instance, or updates it; a registration from another connection takes an ephemeral one over. */
+  record Register(Owner owner, ServiceKey service, boolean ephemeral, InstanceSpec instance) implements Command {}
+
+  /** Makes the connection's instances of an ephemeral service exactly these. */
+  record BatchRegister(Owner owner, ServiceKey service, List<InstanceSpec> instances) implements Command {
+    public BatchRegister {
+      instances = List.copyOf(instances);
+    }
+  }
+
+  /** Removes an instance; only its owner may remove an ephemeral one. */
+  record Deregister(Owner owner, ServiceKey service, String instanceId) implements Command {}
+
+  /** A heartbeat naming one instance: refreshes it, or re-creates it when the server no longer has it. */
+  record Heartbeat(Owner owner, ServiceKey service, InstanceSpec instance) implements Command {}
+
+  /** A heartbeat with an empty body: refreshes every instance the connection owns. */
+  record HeartbeatAll(Owner owner) implements Command {}
+
+  /** The connection closed: every ephemeral instance it owns goes. */
+  record Release(Owner owner) implements Command {}
+
+  /** An operator defines a service; it stays, even empty, until deleted. */
+  record CreateService(Owner actor, ServiceKey service, boolean ephemeral, double protectThreshold,
+      Map<String, String> metadata) implements Command {}
+
+  /** Changes the settings given (a null one is left alone); the type never changes. */
+  record UpdateService(Owner actor, ServiceKey service, Boolean ephemeral, Double protectThreshold,
+      Map<String, String> metadata) implements Command {}
+
+  /** Deletes an empty service. */
+  record DeleteService(Owner actor, ServiceKey service) implements Command {}
+
+  /** Replaces an instance's operator override; fields left out stop being overridden. */
+  record OverrideInstance(Owner actor, ServiceKey service, String instanceId, InstanceOverride value)
+      implements Command {}
+
+  /**
+   * Changes only the given fields of an instance's override; in {@code metadata} a key mapped to null
+   * stops being overridden.
+   */
+  record PatchInstance(Owner actor, ServiceKey service, String instanceId, Boolean enabled, Double weight,
+      Map<String, String> metadata) implements Command {}
+
+  /** A health check's result for a persistent instance. */
+  record RecordHealth(ServiceKey service, String instanceId, boolean healthy) implements Command {}
+
+  /** Applies heartbeat deadlines that have passed (at most the expiry budget of them). */
+  record Expire() implements Command {}
+
+  /** Removes services empty past the cleanup time and overrides whose instance is long gone. */
+  record CleanUp() implements Command {}
+
+  /** The server itself did not run for this long: that time does not count against heartbeats. */
+  record Stalled(long millis) implements Command {}
+}

@@ -1,0 +1,7 @@
+package io.reactiveregistry.server.core;
+
+import java.util.Map;
+
+/** What a health check needs to know about a persistent instance. */
+public record HealthTarget(ServiceKey service, String instanceId, String ip, int port, String httpPath,
+    Map<String, String> serviceMetadata) {}

@@ -1,0 +1,59 @@
+package io.reactiveregistry.server.core;
+
+import io.reactiveregistry.server.core.Results.InstanceCounts;
+import io.reactiveregistry.server.core.Results.ServiceSummary;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What may be read of the registry; nothing here changes it. The runtime hands this out under its
+ * monitor ({@code RegistryRuntime.read}), so a read sees one consistent state.
+ */
+public interface RegistryReads {
+
+  /** The view of a service through a filter, at the current revision; empty for an unknown service. */
+  ServiceView view(ServiceKey key, ViewFilter filter);
+
+  /** A service's definition, if it exists. */
+  Optional<ServiceDefinition> service(ServiceKey key);
+
+  /** Services of a namespace (and group, when given) whose name starts with {@code prefix}, by group then name. */
+  List<ServiceSummary> list(String namespace, String group, String prefix);
+
+  boolean exists(ServiceKey key);
+
+  /** Whether the service exists and holds persistent instances (whose changes are durable). */
+  boolean persistent(ServiceKey key);
+
+  /** Whether a healthy-only view of the service is now in protection mode. */
+  boolean protectionTriggered(ServiceKey key, ViewFilter filter);
+
+  /**
+   * The revision of the last change to this service or its instances, or -1 for an unknown
+   * service. Every view of the service is the same while it stays the same.
+   */
+  long serviceRevision(ServiceKey key);
+
+  /** The revision of the last change. */
+  long revision();
+
+  /** Whether missed heartbeats are currently not expiring instances. */
+  boolean selfPreserving();
+
+  /** How many ephemeral instances a connection owns. */
+  int ownedBy(Owner owner);
+
+  /** Every persistent instance, for one round of health checks. */
+  List<HealthTarget> healthTargets();
+
+  /** Instances by type and health; looks at every instance, so for occasional reads (a metrics scrape). */
+  InstanceCounts instanceCounts();
+
+  int serviceCount();
+
+  int namespaceCount();
+
+  /** UTF-8 bytes of metadata kept durably, counted against {@link Quotas#maxDurableMetadataBytes()}. */
+  long durableMetadataBytes();
+
+}
