@@ -1,6 +1,6 @@
 package io.reactiveregistry.server.core;
 
-/** The core's mutable record of one instance. Only {@link Registry} touches it. */
+/** The core's mutable record of one instance. Only the core's parts ({@link Instances}, {@link Expiry}...) touch it. */
 final class RegisteredInstance {
   final Service service;
   /** What the registration said; the view is derived from it. */

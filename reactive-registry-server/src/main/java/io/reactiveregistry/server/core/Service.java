@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The core's record of one service. Only {@link Registry} touches it. */
+/** The core's record of one service. Only the core's parts ({@link ServiceCatalog}, {@link Instances}...) touch it. */
 final class Service {
   final ServiceKey key;
   final boolean ephemeral;

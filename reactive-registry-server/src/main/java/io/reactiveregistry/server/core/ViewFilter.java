@@ -1,7 +1,6 @@
 package io.reactiveregistry.server.core;
 
 import io.reactiveregistry.protocol.rules.Names;
-
 import java.util.List;
 import java.util.Set;
 

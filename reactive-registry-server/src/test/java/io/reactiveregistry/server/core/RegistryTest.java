@@ -3,10 +3,10 @@ package io.reactiveregistry.server.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
-import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
 import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
 import io.reactiveregistry.server.core.Outcome.Registered;
+import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
+import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

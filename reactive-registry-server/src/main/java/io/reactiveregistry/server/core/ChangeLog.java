@@ -1,0 +1,72 @@
+package io.reactiveregistry.server.core;
+
+import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
+import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
+import io.reactiveregistry.server.core.RegistryEvent.ServiceDeleted;
+import io.reactiveregistry.server.core.RegistryEvent.ServiceUpdated;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the commands since the last take changed, in order: one {@link RegistryEvent} per change,
+ * each with the next revision, for subscribers; and the {@link DurableChange}s, for storage, in the
+ * order they were decided.
+ */
+final class ChangeLog {
+  private final List<RegistryEvent> events = new ArrayList<>();
+  private final List<DurableChange> durable = new ArrayList<>();
+  private long revision;
+
+  /** The revision of the last change. */
+  long revision() {
+    return revision;
+  }
+
+  /** Revisions continue above {@code last}: what storage restored, or reserved. */
+  void continueAbove(long last) {
+    revision = Math.max(revision, last);
+  }
+
+  void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor) {
+    events.add(new InstanceUpserted(instance.service.key, ++revision, instance.view, cause, actor));
+    instance.service.revision = revision;
+  }
+
+  void removed(RegisteredInstance instance, ChangeCause cause, Owner actor) {
+    events.add(new InstanceRemoved(instance.service.key, ++revision, instance.view, cause, actor));
+    instance.service.revision = revision;
+  }
+
+  void serviceUpdated(Service service, Owner actor) {
+    events.add(new ServiceUpdated(service.key, ++revision, ChangeCause.SERVICE_ADMIN, actor));
+    service.revision = revision;
+  }
+
+  /** @return the deletion's revision */
+  long serviceDeleted(ServiceKey key, ChangeCause cause, Owner actor) {
+    events.add(new ServiceDeleted(key, ++revision, cause, actor));
+    return revision;
+  }
+
+  void durable(DurableChange change) {
+    durable.add(change);
+  }
+
+  List<RegistryEvent> takeEvents() {
+    if (events.isEmpty()) {
+      return List.of();
+    }
+    List<RegistryEvent> taken = List.copyOf(events);
+    events.clear();
+    return taken;
+  }
+
+  List<DurableChange> takeDurableChanges() {
+    if (durable.isEmpty()) {
+      return List.of();
+    }
+    List<DurableChange> taken = List.copyOf(durable);
+    durable.clear();
+    return taken;
+  }
+}

@@ -1,0 +1,347 @@
+package io.reactiveregistry.server.core;
+
+import io.reactiveregistry.server.core.Outcome.BatchRegistered;
+import io.reactiveregistry.server.core.Outcome.Deregistered;
+import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
+import io.reactiveregistry.server.core.Outcome.Registered;
+import io.reactiveregistry.server.core.OwnershipRules.Registration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What happens to instances: registration (alone or in a batch), heartbeats, deregistration, a
+ * closed connection's release, the verdicts of expiry and of health checks. Each command checks
+ * everything before it changes anything, so a refusal changes nothing.
+ */
+final class Instances {
+  private final InstantSource clock;
+  private final RegistryConfig config;
+  private final ServiceCatalog services;
+  private final Ownerships owners;
+  private final Overrides overrides;
+  private final Expiry expiry;
+  private final ChangeLog log;
+
+  Instances(InstantSource clock, RegistryConfig config, ServiceCatalog services, Ownerships owners,
+      Overrides overrides, Expiry expiry, ChangeLog log) {
+    this.clock = clock;
+    this.config = config;
+    this.services = services;
+    this.owners = owners;
+    this.overrides = overrides;
+    this.expiry = expiry;
+    this.log = log;
+  }
+
+  /**
+   * Registers an instance, or updates it when its id is already registered. A registration from
+   * another connection takes an ephemeral instance over. Counts as a heartbeat.
+   */
+  Registered register(Owner owner, ServiceKey key, boolean ephemeral, InstanceSpec spec) {
+    HeartbeatTimings timings = HeartbeatTimings.from(spec.metadata(), config.defaultTimings());
+    Service service = services.get(key);
+    if (service != null && service.ephemeral != ephemeral) {
+      throw typeMismatch(service);
+    }
+    RegisteredInstance existing = service == null ? null : service.instances.get(spec.instanceId());
+    if (ephemeral) {
+      Registration registration = OwnershipRules.registration(true, existing != null,
+          existing == null ? null : existing.owner, owner);
+      owners.checkCapacity(owner, owners.ownedBy(owner) + (registration.addsToCaller(true) ? 1 : 0));
+    } else {
+      services.usage().checkDurable(key, existing == null ? 1 : 0, metadataBytesAdded(existing, spec));
+    }
+    if (service == null) {
+      services.usage().checkNewService(key);
+    }
+    return apply(owner, services.getOrCreate(key, ephemeral), spec, timings);
+  }
+
+  /**
+   * Makes the connection's instances in an ephemeral service exactly the batch: missing ones are
+   * deregistered, new ones registered, changed ones updated. One invalid instance refuses all.
+   */
+  BatchRegistered batchRegister(Owner owner, ServiceKey key, List<InstanceSpec> batch) {
+    Service service = services.get(key);
+    if (service != null && !service.ephemeral) {
+      throw typeMismatch(service);
+    }
+    Map<String, InstanceSpec> wanted = new LinkedHashMap<>();
+    List<HeartbeatTimings> timings = new ArrayList<>(batch.size());
+    for (int i = 0; i < batch.size(); i++) {
+      InstanceSpec spec = batch.get(i);
+      if (wanted.put(spec.instanceId(), spec) != null) {
+        throw RegistryException.invalid("instances[" + i + "] repeats instance " + spec.instanceId());
+      }
+      try {
+        timings.add(HeartbeatTimings.from(spec.metadata(), config.defaultTimings()));
+      } catch (RegistryException e) {
+        throw RegistryException.invalid("instances[" + i + "]." + e.getMessage());
+      }
+    }
+    List<RegisteredInstance> leaving = new ArrayList<>();
+    for (RegisteredInstance instance : owners.owned(owner)) {
+      if (instance.service.key.equals(key) && !wanted.containsKey(instance.id())) {
+        leaving.add(instance);
+      }
+    }
+    int arriving = 0;
+    for (InstanceSpec spec : wanted.values()) {
+      RegisteredInstance existing = service == null ? null : service.instances.get(spec.instanceId());
+      Registration registration = OwnershipRules.registration(true, existing != null,
+          existing == null ? null : existing.owner, owner);
+      arriving += registration.addsToCaller(true) ? 1 : 0;
+    }
+    owners.checkCapacity(owner, owners.ownedBy(owner) - leaving.size() + arriving);
+    if (service == null && !wanted.isEmpty()) {
+      services.usage().checkNewService(key);
+    }
+    for (RegisteredInstance instance : leaving) {
+      remove(instance, ChangeCause.DEREGISTER, owner);
+      owners.rememberDeregistered(owner, key, instance.id());
+    }
+    if (wanted.isEmpty()) {
+      // Nothing to register: never create a service for it (an empty service nobody would clean up).
+      return new BatchRegistered(List.of(), log.revision());
+    }
+    Service target = services.getOrCreate(key, true);
+    int i = 0;
+    for (InstanceSpec spec : wanted.values()) {
+      apply(owner, target, spec, timings.get(i++));
+    }
+    // The last revision used, or the current one when the batch changed nothing: the same number.
+    return new BatchRegistered(List.copyOf(wanted.keySet()), log.revision());
+  }
+
+  private Registered apply(Owner owner, Service service, InstanceSpec spec, HeartbeatTimings timings) {
+    boolean ephemeral = service.ephemeral;
+    String id = spec.instanceId();
+    RegisteredInstance existing = service.instances.get(id);
+    long now = clock.millis();
+    // Registering counts as a heartbeat, so an ephemeral instance is healthy; a persistent one's
+    // health belongs to its checks, and registering it again does not change it.
+    boolean healthy = ephemeral || existing == null || existing.view.healthy();
+    InstanceView view = overrides.project(service.key, id, spec, healthy, ephemeral);
+    if (!ephemeral && (existing == null || !existing.spec.equals(spec))) {
+      log.durable(new DurableChange.InstanceSaved(service.key, spec));
+      services.usage().durableChanged(service.key, existing == null ? 1 : 0, metadataBytesAdded(existing, spec));
+    }
+    if (existing == null) {
+      RegisteredInstance created = new RegisteredInstance(service, spec, view, ephemeral ? owner : null, timings, now);
+      service.instances.put(id, created);
+      services.occupied(service);
+      overrides.present(service.key, id);
+      if (ephemeral) {
+        owners.own(owner, created);
+        expiry.added(created, now);
+      }
+      log.upserted(created, ChangeCause.REGISTER, owner);
+      return new Registered(id, log.revision(), timings);
+    }
+    existing.spec = spec;
+    if (ephemeral) {
+      expiry.reregistered(existing.timings, timings, now);
+      owners.own(owner, existing); // a take-over when another connection owned it
+    }
+    existing.timings = timings;
+    existing.lastHeartbeatAt = now;
+    boolean changed = !view.equals(existing.view);
+    existing.view = view;
+    if (ephemeral) {
+      expiry.schedule(existing);
+    }
+    if (changed) {
+      log.upserted(existing, ChangeCause.REGISTER, owner);
+    }
+    return new Registered(id, log.revision(), timings);
+  }
+
+  /**
+   * Removes an instance. Only the owning connection may remove an ephemeral instance; removing
+   * what does not exist succeeds with {@code removed = false}.
+   */
+  Deregistered deregister(Owner owner, ServiceKey key, String id) {
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null ? null : service.instances.get(id);
+    if (instance != null && service.ephemeral && instance.owner != owner) {
+      throw new RegistryException(Failure.FORBIDDEN, "instance " + id + " of service " + key
+          + " is owned by another connection; only its owner may deregister it");
+    }
+    if (service == null || service.ephemeral) {
+      owners.rememberDeregistered(owner, key, id);
+    }
+    if (instance == null) {
+      return new Deregistered(false, log.revision());
+    }
+    remove(instance, ChangeCause.DEREGISTER, owner);
+    return new Deregistered(true, log.revision());
+  }
+
+  /** A heartbeat naming one instance; see {@link OwnershipRules#heartbeat} for what it does. */
+  HeartbeatOutcome heartbeat(Owner owner, ServiceKey key, InstanceSpec spec) {
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null ? null : service.instances.get(spec.instanceId());
+    HeartbeatOutcome outcome = OwnershipRules.heartbeat(service != null && !service.ephemeral, instance != null,
+        instance != null && instance.owner == owner,
+        instance == null && owners.deregistered(owner, key, spec.instanceId()));
+    if (outcome == HeartbeatOutcome.REFRESHED) {
+      long now = clock.millis();
+      expiry.heartbeatsReceived(now, 1);
+      beat(instance, now);
+    } else if (outcome == HeartbeatOutcome.RECREATED) {
+      register(owner, key, true, spec);
+    }
+    return outcome;
+  }
+
+  /** A heartbeat with an empty body: refreshes every instance the connection owns. */
+  int heartbeatAll(Owner owner) {
+    long now = clock.millis();
+    int count = owners.ownedBy(owner);
+    if (count > 0) {
+      expiry.heartbeatsReceived(now, count);
+      for (RegisteredInstance instance : owners.owned(owner)) {
+        beat(instance, now);
+      }
+    }
+    return count;
+  }
+
+  /** The connection closed: every ephemeral instance it still owns goes, at once. */
+  int release(Owner owner) {
+    var released = owners.release(owner);
+    for (RegisteredInstance instance : released) {
+      remove(instance, ChangeCause.CONNECTION_CLOSED, owner);
+    }
+    return released.size();
+  }
+
+  /** One expiry pass: instances silent past their timeout turn unhealthy, past their delete timeout go. */
+  int expire() {
+    return expiry.expire(clock.millis(), config.expiryBudget(), new Expiry.Verdicts() {
+      @Override
+      public void dead(RegisteredInstance instance) {
+        remove(instance, ChangeCause.HEARTBEAT_TIMEOUT, null);
+      }
+
+      @Override
+      public void unhealthy(RegisteredInstance instance) {
+        instance.view = instance.view.withHealthy(false);
+        log.upserted(instance, ChangeCause.HEARTBEAT_TIMEOUT, null);
+      }
+    });
+  }
+
+  /**
+   * The server itself did not run for {@code millis} (a long GC pause, a stopped process, a paused
+   * VM): no heartbeat could be read meanwhile, so that time must not count against any instance.
+   * Called by the ticker, which notices it ran late, before the next expiry pass; heartbeats that
+   * waited in the sockets are then read and applied as usual.
+   *
+   * @return how many instances had their deadlines moved
+   */
+  int stalled(long millis) {
+    long now = clock.millis();
+    int[] moved = {0};
+    owners.forEachOwned(instance -> {
+      expiry.stalled(instance, now, millis);
+      moved[0]++;
+    });
+    expiry.stallEnded(now);
+    return moved[0];
+  }
+
+  /**
+   * Records a health check's result: a failing check marks a persistent instance unhealthy, a
+   * passing one healthy again; only a change emits an event. An instance that has gone is ignored.
+   */
+  boolean healthChecked(ServiceKey key, String instanceId, boolean healthy) {
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null || service.ephemeral ? null : service.instances.get(instanceId);
+    if (instance == null || instance.view.healthy() == healthy) {
+      return false;
+    }
+    instance.view = instance.view.withHealthy(healthy);
+    log.upserted(instance, ChangeCause.HEALTH_CHECK, null);
+    return true;
+  }
+
+  /** Replaces an instance's override (an empty one removes it); subscribers see the new view. */
+  InstanceView override(Owner actor, ServiceKey key, String instanceId, InstanceOverride value) {
+    RegisteredInstance instance = require(key, instanceId);
+    overrides.set(key, instanceId, value);
+    InstanceView view = overrides.project(key, instanceId, instance.spec, instance.view.healthy(),
+        instance.service.ephemeral);
+    if (!view.equals(instance.view)) {
+      instance.view = view;
+      log.upserted(instance, ChangeCause.OVERRIDE, actor);
+    }
+    return instance.view;
+  }
+
+  /** A persistent instance as storage holds it, at start: healthy until its first check says otherwise. */
+  void restore(InstanceSpec spec, ServiceKey key, long now) {
+    Service service = services.get(key);
+    if (service == null) {
+      service = new Service(key, false);
+      services.restore(service);
+    }
+    services.usage().durableChanged(key, 1, QuotaUsage.bytes(spec.metadata()));
+    HeartbeatTimings timings = HeartbeatTimings.from(spec.metadata(), config.defaultTimings());
+    InstanceView view = overrides.project(key, spec.instanceId(), spec, true, false);
+    service.instances.put(spec.instanceId(), new RegisteredInstance(service, spec, view, null, timings, now));
+    overrides.present(key, spec.instanceId());
+  }
+
+  int ownedBy(Owner owner) {
+    return owners.ownedBy(owner);
+  }
+
+  RegisteredInstance require(ServiceKey key, String instanceId) {
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null ? null : service.instances.get(instanceId);
+    if (instance == null) {
+      throw new RegistryException(Failure.NOT_FOUND, "instance " + instanceId + " of service " + key
+          + " does not exist");
+    }
+    return instance;
+  }
+
+  private void beat(RegisteredInstance instance, long now) {
+    instance.lastHeartbeatAt = now;
+    if (!instance.view.healthy()) {
+      instance.view = instance.view.withHealthy(true);
+      expiry.schedule(instance);
+      log.upserted(instance, ChangeCause.HEARTBEAT, instance.owner);
+    }
+  }
+
+  private void remove(RegisteredInstance instance, ChangeCause cause, Owner actor) {
+    Service service = instance.service;
+    service.instances.remove(instance.id());
+    instance.removed = true;
+    long now = clock.millis();
+    if (service.ephemeral) {
+      owners.disown(instance);
+      expiry.removed(instance);
+    } else {
+      log.durable(DurableChange.Removed.instance(service.key, instance.id()));
+      services.usage().durableChanged(service.key, -1, -QuotaUsage.bytes(instance.spec.metadata()));
+    }
+    overrides.gone(service.key, instance.id(), now);
+    log.removed(instance, cause, actor);
+    services.vacated(service, now);
+  }
+
+  private static long metadataBytesAdded(RegisteredInstance existing, InstanceSpec spec) {
+    return QuotaUsage.bytes(spec.metadata()) - (existing == null ? 0 : QuotaUsage.bytes(existing.spec.metadata()));
+  }
+
+  private static RegistryException typeMismatch(Service service) {
+    return new RegistryException(Failure.SERVICE_TYPE_MISMATCH, "service " + service.key + " is "
+        + service.typeName() + "; register with \"ephemeral\": " + service.ephemeral);
+  }
+}

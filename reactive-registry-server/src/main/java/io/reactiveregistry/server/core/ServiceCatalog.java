@@ -1,0 +1,227 @@
+package io.reactiveregistry.server.core;
+
+import io.reactiveregistry.protocol.rules.InstanceRules;
+import io.reactiveregistry.server.core.Results.InstanceCounts;
+import io.reactiveregistry.server.core.Results.ServiceSummary;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The services: created by a registration or defined by an operator, their settings, their
+ * cleanup once empty, and what they count against the quotas.
+ */
+final class ServiceCatalog {
+  private final Map<ServiceKey, Service> services = new HashMap<>();
+  /** Services created by registrations that are empty, waiting for cleanup. */
+  private final Set<Service> empty = new LinkedHashSet<>();
+  private final QuotaUsage usage;
+  private final ChangeLog log;
+
+  ServiceCatalog(Quotas quotas, ChangeLog log) {
+    this.usage = new QuotaUsage(quotas);
+    this.log = log;
+  }
+
+  Service get(ServiceKey key) {
+    return services.get(key);
+  }
+
+  Service require(ServiceKey key) {
+    Service service = services.get(key);
+    if (service == null) {
+      throw new RegistryException(Failure.NOT_FOUND, "service " + key + " does not exist");
+    }
+    return service;
+  }
+
+  Collection<Service> all() {
+    return services.values();
+  }
+
+  QuotaUsage usage() {
+    return usage;
+  }
+
+  /** The service, created (by a registration) when it does not exist yet. */
+  Service getOrCreate(ServiceKey key, boolean ephemeral) {
+    Service service = services.get(key);
+    if (service == null) {
+      service = new Service(key, ephemeral);
+      services.put(key, service);
+      usage.serviceAdded(key);
+      saveDurably(service);
+    }
+    return service;
+  }
+
+  /** An operator creates a service; it stays, even empty, until deleted. */
+  ServiceDefinition create(Owner actor, ServiceKey key, boolean ephemeral, double protectThreshold,
+      Map<String, String> metadata) {
+    if (services.containsKey(key)) {
+      throw new RegistryException(Failure.ALREADY_EXISTS, "service " + key + " already exists");
+    }
+    double threshold = ServiceDefinition.checkThreshold(protectThreshold);
+    Map<String, String> checked = Contract.check(() -> InstanceRules.metadata("metadata", metadata));
+    usage.checkNewService(key);
+    usage.checkDurable(key, 0, QuotaUsage.bytes(checked));
+    Service service = new Service(key, ephemeral);
+    service.defined = true;
+    service.protectThreshold = threshold;
+    service.metadata = checked;
+    services.put(key, service);
+    usage.serviceAdded(key);
+    usage.durableChanged(key, 0, QuotaUsage.bytes(checked));
+    saveDurably(service);
+    log.serviceUpdated(service, actor);
+    return service.definition();
+  }
+
+  /**
+   * Replaces the settings it is given; an absent one is left alone. The type never changes: a
+   * different {@code ephemeral} is refused. An updated service is kept until deleted.
+   */
+  ServiceDefinition update(Owner actor, ServiceKey key, Boolean ephemeral, Double protectThreshold,
+      Map<String, String> metadata) {
+    Service service = require(key);
+    if (ephemeral != null && ephemeral != service.ephemeral) {
+      throw RegistryException.invalid("ephemeral cannot change: service " + key + " is " + service.typeName());
+    }
+    double threshold = protectThreshold == null ? service.protectThreshold
+        : ServiceDefinition.checkThreshold(protectThreshold);
+    Map<String, String> checked = metadata == null ? service.metadata
+        : Contract.check(() -> InstanceRules.metadata("metadata", metadata));
+    long metadataBytes = QuotaUsage.bytes(checked) - QuotaUsage.bytes(service.metadata);
+    usage.checkDurable(key, 0, metadataBytes);
+    usage.durableChanged(key, 0, metadataBytes);
+    boolean newlyDefined = !service.defined;
+    service.defined = true;
+    service.emptySince = 0;
+    empty.remove(service);
+    boolean changed = threshold != service.protectThreshold || !checked.equals(service.metadata);
+    service.protectThreshold = threshold;
+    service.metadata = checked;
+    if (changed || newlyDefined) {
+      saveDurably(service);
+    }
+    if (changed) {
+      log.serviceUpdated(service, actor);
+    }
+    return service.definition();
+  }
+
+  /** Deletes an empty service; its subscribers see SERVICE_DELETED. */
+  long delete(Owner actor, ServiceKey key) {
+    Service service = require(key);
+    if (!service.instances.isEmpty()) {
+      throw new RegistryException(Failure.SERVICE_NOT_EMPTY, "service " + key + " still has "
+          + service.instances.size() + " instance(s); deregister them first");
+    }
+    empty.remove(service);
+    return remove(service, ChangeCause.SERVICE_ADMIN, actor);
+  }
+
+  /** Removes services created by registrations that have been empty for {@code emptyForMs}. */
+  int cleanUp(long now, long emptyForMs) {
+    int removed = 0;
+    for (Iterator<Service> it = empty.iterator(); it.hasNext(); ) {
+      Service service = it.next();
+      if (service.emptySince != 0 && now - service.emptySince >= emptyForMs) {
+        it.remove();
+        remove(service, ChangeCause.CLEANUP, null);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** An instance arrived: a service waiting for cleanup is no longer empty. */
+  void occupied(Service service) {
+    if (service.emptySince != 0 || empty.contains(service)) {
+      service.emptySince = 0;
+      empty.remove(service);
+    }
+  }
+
+  /** An instance left: a service created by registrations that is now empty waits for cleanup. */
+  void vacated(Service service, long now) {
+    if (service.instances.isEmpty() && !service.defined) {
+      service.emptySince = now;
+      empty.add(service);
+    }
+  }
+
+  /** Restored from storage at start; what it holds always counts, whatever the quotas now say. */
+  void restore(Service service) {
+    if (services.put(service.key, service) == null) {
+      usage.serviceAdded(service.key);
+    }
+    usage.durableChanged(service.key, 0, QuotaUsage.bytes(service.metadata));
+  }
+
+  void saveDurably(Service service) {
+    if (service.durable()) {
+      log.durable(new DurableChange.ServiceSaved(service.key, service.ephemeral, service.protectThreshold,
+          service.metadata, service.defined));
+    }
+  }
+
+  List<ServiceSummary> list(String namespace, String group, String prefix) {
+    List<ServiceSummary> found = new ArrayList<>();
+    for (Service service : services.values()) {
+      ServiceKey key = service.key;
+      if (key.namespace().equals(namespace) && (group == null || key.group().equals(group))
+          && (prefix == null || key.service().startsWith(prefix))) {
+        found.add(new ServiceSummary(key, service.ephemeral, service.instances.size(), service.healthyCount()));
+      }
+    }
+    found.sort(Comparator.comparing((ServiceSummary s) -> s.service().group())
+        .thenComparing(s -> s.service().service()));
+    return found;
+  }
+
+  InstanceCounts instanceCounts() {
+    int[] counts = new int[4];
+    for (Service service : services.values()) {
+      for (RegisteredInstance instance : service.instances.values()) {
+        counts[(service.ephemeral ? 0 : 2) + (instance.view.healthy() ? 0 : 1)]++;
+      }
+    }
+    return new InstanceCounts(counts[0], counts[1], counts[2], counts[3]);
+  }
+
+  /** Every persistent instance, for one round of health checks. */
+  List<HealthTarget> healthTargets() {
+    List<HealthTarget> targets = new ArrayList<>();
+    for (Service service : services.values()) {
+      if (service.ephemeral) {
+        continue;
+      }
+      for (RegisteredInstance instance : service.instances.values()) {
+        targets.add(new HealthTarget(service.key, instance.id(), instance.spec.ip(), instance.spec.port(),
+            instance.view.metadata().get(HealthTarget.HTTP_PATH), service.metadata));
+      }
+    }
+    return targets;
+  }
+
+  int size() {
+    return services.size();
+  }
+
+  private long remove(Service service, ChangeCause cause, Owner actor) {
+    services.remove(service.key);
+    if (service.durable()) {
+      log.durable(DurableChange.Removed.service(service.key));
+    }
+    usage.durableChanged(service.key, 0, -QuotaUsage.bytes(service.metadata));
+    usage.serviceRemoved(service.key);
+    return log.serviceDeleted(service.key, cause, actor);
+  }
+}
