@@ -17,11 +17,13 @@ import picocli.CommandLine.Model.OptionSpec;
  * Where a setting comes from, in order: the command-line flag (picocli itself), then the
  * environment variable {@code REGISTRY_<FLAG>} ({@code --max-payload-bytes} is
  * {@code REGISTRY_MAX_PAYLOAD_BYTES}), then the optional properties file ({@code max-payload-bytes=...}),
- * then the built-in default.
+ * then the built-in default ({@link SettingDefaults}, read from the {@code DEFAULTS} records).
  */
 final class ConfigSources implements CommandLine.IDefaultValueProvider {
   static final String FILE_FLAG = "--config-file";
   static final String FILE_VARIABLE = "REGISTRY_CONFIG_FILE";
+
+  private static final Map<String, String> BUILT_IN = SettingDefaults.byFlag();
 
   private final Map<String, String> environment;
   private final Properties file;
@@ -67,6 +69,7 @@ final class ConfigSources implements CommandLine.IDefaultValueProvider {
     if (fromEnvironment != null) {
       return fromEnvironment;
     }
-    return file.getProperty(flag.replaceFirst("^--", ""));
+    String fromFile = file.getProperty(flag.replaceFirst("^--", ""));
+    return fromFile != null ? fromFile : BUILT_IN.get(flag);
   }
 }

@@ -4,18 +4,18 @@ import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
-import io.reactiveregistry.server.transport.ServerLimits;
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Callable;
 import io.reactiveregistry.server.process.FatalErrors;
+import io.reactiveregistry.server.storage.StorageConfig;
+import io.reactiveregistry.server.transport.ServerLimits;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import io.reactiveregistry.server.storage.StorageConfig;
-import java.nio.file.Path;
 
 /** {@code java -jar reactive-registry-server.jar}: starts a server with embedded defaults. */
 @Command(name = "reactive-registry-server", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
@@ -26,189 +26,202 @@ import java.nio.file.Path;
 public final class Main implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(Main.class);
 
-  @Option(names = "--host", defaultValue = "0.0.0.0",
+  @Option(names = "--host",
       description = "Address to bind. Default: ${DEFAULT-VALUE}")
   String host;
 
   @Option(names = "--config-file", description = "Optional properties file of settings (also REGISTRY_CONFIG_FILE)")
   String configFile;
 
-  @Option(names = "--port", defaultValue = "7070",
+  @Option(names = "--port",
       description = "RSocket TCP port; 0 picks a free one. Default: ${DEFAULT-VALUE}")
   int port;
 
-  @Option(names = "--ws-port", defaultValue = "7071",
+  @Option(names = "--ws-port",
       description = "RSocket over WebSocket port, path /rsocket; 0 picks a free one. Default: ${DEFAULT-VALUE}")
   int webSocketPort;
 
-  @Option(names = "--http-port", defaultValue = "7080",
+  @Option(names = "--http-port",
       description = "HTTP port: /health, /ready, /metrics, /api/v1; 0 picks a free one. Default: ${DEFAULT-VALUE}")
   int httpPort;
 
-  @Option(names = "--max-payload-bytes", defaultValue = "1048576",
+  @Option(names = "--max-payload-bytes",
       description = "Largest request body. Default: ${DEFAULT-VALUE}")
   int maxPayloadBytes;
 
-  @Option(names = "--max-instances-per-connection", defaultValue = "10000",
+  @Option(names = "--max-instances-per-connection",
       description = "Ephemeral instances one connection may own. "
           + "Default: ${DEFAULT-VALUE}")
   int maxInstancesPerConnection;
 
   @Option(names = "--max-subscriptions-per-connection",
-      defaultValue = "1000",
       description = "Open subscriptions per connection. "
           + "Default: ${DEFAULT-VALUE}")
   int maxSubscriptionsPerConnection;
 
-  @Option(names = "--max-outbound-backlog-bytes", defaultValue = "33554432",
+  @Option(names = "--max-outbound-backlog-bytes",
       description = "Bytes that may wait to be sent to a peer that is not reading before its connection is closed "
           + "Default: ${DEFAULT-VALUE}")
   int maxOutboundBacklogBytes;
 
-  @Option(names = "--min-keepalive-interval-ms", defaultValue = "1000",
+  @Option(names = "--min-keepalive-interval-ms",
       description = "Shortest keepalive interval a client may ask for in its SETUP; a shorter one is refused. "
           + "Default: ${DEFAULT-VALUE}")
   int minKeepAliveIntervalMs;
 
-  @Option(names = "--http-idle-timeout-ms", defaultValue = "30000",
+  @Option(names = "--http-idle-timeout-ms",
       description = "An HTTP or WebSocket connection that has not completed a request this long (idle, or "
           + "dribbling its headers) is closed. Default: ${DEFAULT-VALUE}")
   int httpIdleTimeoutMs;
 
-  @Option(names = "--max-setup-bytes", defaultValue = "65536",
+  @Option(names = "--max-setup-bytes",
       description = "Largest SETUP frame a TCP connection may announce before it is set up. Default: ${DEFAULT-VALUE}")
   int maxSetupBytes;
 
-  @Option(names = "--setup-timeout-ms", defaultValue = "10000",
+  @Option(names = "--setup-timeout-ms",
       description = "A TCP connection must send its whole SETUP within this. Default: ${DEFAULT-VALUE}")
   int setupTimeoutMs;
 
-  @Option(names = "--max-connections-per-port", defaultValue = "50000",
+  @Option(names = "--max-connections-per-port",
       description = "Connections the RSocket TCP port, and the WebSocket port, each hold; more are closed as soon as "
           + "accepted. Default: ${DEFAULT-VALUE}")
   int maxConnectionsPerPort;
 
-  @Option(names = "--max-connections-per-address", defaultValue = "5000",
+  @Option(names = "--max-connections-per-address",
       description = "Connections one remote address may hold on the RSocket TCP port, and on the WebSocket port. "
           + "Default: ${DEFAULT-VALUE}")
   int maxConnectionsPerAddress;
 
-  @Option(names = "--max-http-connections", defaultValue = "1000",
+  @Option(names = "--max-http-connections",
       description = "Connections the HTTP port holds. Default: ${DEFAULT-VALUE}")
   int maxHttpConnections;
 
-  @Option(names = "--max-http-connections-per-address", defaultValue = "100",
+  @Option(names = "--max-http-connections-per-address",
       description = "Connections one remote address may hold on the HTTP port. Default: ${DEFAULT-VALUE}")
   int maxHttpConnectionsPerAddress;
 
-  @Option(names = "--max-fragment-bytes-per-connection", defaultValue = "8388608",
+  @Option(names = "--max-fragment-bytes-per-connection",
       description = "Bytes of unfinished fragmented requests one connection may hold (at least one frame, twice "
           + "the body limit); past it the request is refused. Default: ${DEFAULT-VALUE}")
   long maxFragmentBytesPerConnection;
 
-  @Option(names = "--max-fragment-bytes", defaultValue = "67108864",
+  @Option(names = "--max-fragment-bytes",
       description = "Bytes of unfinished fragmented requests all connections together may hold. "
           + "Default: ${DEFAULT-VALUE}")
   long maxFragmentBytes;
 
-  @Option(names = "--max-namespaces", defaultValue = "1000",
+  @Option(names = "--max-namespaces",
       description = "Namespaces holding at least one service. Default: ${DEFAULT-VALUE}")
   int maxNamespaces;
 
-  @Option(names = "--max-services", defaultValue = "100000",
+  @Option(names = "--max-services",
       description = "Services of either type, created by an operator or by a registration. Default: ${DEFAULT-VALUE}")
   int maxServices;
 
-  @Option(names = "--max-services-per-namespace", defaultValue = "20000",
+  @Option(names = "--max-services-per-namespace",
       description = "Services in one namespace. Default: ${DEFAULT-VALUE}")
   int maxServicesPerNamespace;
 
-  @Option(names = "--max-persistent-instances", defaultValue = "100000",
+  @Option(names = "--max-persistent-instances",
       description = "Persistent instances (kept durably). Default: ${DEFAULT-VALUE}")
   int maxPersistentInstances;
 
-  @Option(names = "--max-persistent-instances-per-namespace", defaultValue = "20000",
+  @Option(names = "--max-persistent-instances-per-namespace",
       description = "Persistent instances in one namespace. Default: ${DEFAULT-VALUE}")
   int maxPersistentInstancesPerNamespace;
 
-  @Option(names = "--max-durable-metadata-bytes", defaultValue = "67108864",
+  @Option(names = "--max-durable-metadata-bytes",
       description = "UTF-8 bytes of metadata kept durably (persistent instances', service definitions'). "
           + "Default: ${DEFAULT-VALUE}")
   long maxDurableMetadataBytes;
 
-  @Option(names = "--max-durable-metadata-bytes-per-namespace", defaultValue = "16777216",
+  @Option(names = "--max-durable-metadata-bytes-per-namespace",
       description = "The same, in one namespace. Default: ${DEFAULT-VALUE}")
   long maxDurableMetadataBytesPerNamespace;
 
-  @Option(names = "--max-pending-events", defaultValue = "1000",
+  @Option(names = "--max-pending-events",
       description = "Events a slow subscriber may have pending before they collapse into one snapshot "
           + "Default: ${DEFAULT-VALUE}")
   int maxPendingEvents;
 
-  @Option(names = "--heartbeat-interval-ms", defaultValue = "5000",
+  @Option(names = "--heartbeat-interval-ms",
       description = "Default heartbeat interval. Default: ${DEFAULT-VALUE}")
   long heartbeatIntervalMs;
 
-  @Option(names = "--heartbeat-timeout-ms", defaultValue = "15000",
+  @Option(names = "--heartbeat-timeout-ms",
       description = "Unhealthy after this long without a heartbeat. "
           + "Default: ${DEFAULT-VALUE}")
   long heartbeatTimeoutMs;
 
-  @Option(names = "--delete-timeout-ms", defaultValue = "30000",
+  @Option(names = "--delete-timeout-ms",
       description = "Removed after this long without a heartbeat. Default: ${DEFAULT-VALUE}")
   long deleteTimeoutMs;
 
-  @Option(names = "--empty-service-cleanup-ms", defaultValue = "60000",
+  @Option(names = "--expiry-tick-ms",
+      description = "How often heartbeat deadlines are applied. Default: ${DEFAULT-VALUE}")
+  long expiryTickMs;
+
+  @Option(names = "--expiry-budget",
+      description = "Instances one expiry pass may look at; a mass expiry is spread over several passes. "
+          + "Default: ${DEFAULT-VALUE}")
+  int expiryBudget;
+
+  @Option(names = "--empty-service-cleanup-ms",
       description = "A service created by a registration is removed after being empty this long "
           + "Default: ${DEFAULT-VALUE}")
   long emptyServiceCleanupMs;
 
-  @Option(names = "--override-retention-ms", defaultValue = "600000",
+  @Option(names = "--override-retention-ms",
       description = "An operator override is dropped once its instance has been gone this long "
           + "Default: ${DEFAULT-VALUE}")
   long overrideRetentionMs;
 
-  @Option(names = "--self-preservation", defaultValue = "true", arity = "1",
+  @Option(names = "--self-preservation", arity = "1",
       description = "Stop expiring instances for missed heartbeats when far fewer arrive than expected "
           + "Default: ${DEFAULT-VALUE}")
   boolean selfPreservation;
 
-  @Option(names = "--self-preservation-window-ms", defaultValue = "60000",
+  @Option(names = "--self-preservation-window-ms",
       description = "Window over which heartbeats are counted. "
           + "Default: ${DEFAULT-VALUE}")
   long selfPreservationWindowMs;
 
-  @Option(names = "--self-preservation-threshold", defaultValue = "0.85",
+  @Option(names = "--self-preservation-threshold",
       description = "Below this share of the expected heartbeats, expiry stops. "
           + "Default: ${DEFAULT-VALUE}")
   double selfPreservationThreshold;
 
-  @Option(names = "--health-check-interval-ms", defaultValue = "5000",
+  @Option(names = "--health-check-interval-ms",
       description = "How often each persistent instance is checked. Default: ${DEFAULT-VALUE}")
   long healthCheckIntervalMs;
 
-  @Option(names = "--health-check-timeout-ms", defaultValue = "2000",
+  @Option(names = "--health-check-timeout-ms",
       description = "How long a check may take before it counts as failed. Default: ${DEFAULT-VALUE}")
   long healthCheckTimeoutMs;
 
-  @Option(names = "--health-check-concurrency", defaultValue = "64",
+  @Option(names = "--health-check-concurrency",
       description = "Checks in flight at once. Default: ${DEFAULT-VALUE}")
   int healthCheckConcurrency;
 
-  @Option(names = "--data-dir", defaultValue = "data",
+  @Option(names = "--data-dir",
       description = "Directory of the Raft log and snapshots that keep service definitions, persistent instances "
           + "and overrides across restarts. Default: ${DEFAULT-VALUE}")
   Path dataDir;
 
-  @Option(names = "--raft-port", defaultValue = "7090",
+  @Option(names = "--raft-port",
       description = "Raft RPC port, on loopback while the group has one node. Default: ${DEFAULT-VALUE}")
   int raftPort;
 
-  @Option(names = "--snapshot-every", defaultValue = "10000",
+  @Option(names = "--snapshot-every",
       description = "Log entries between snapshots; the log before a snapshot is deleted. Default: ${DEFAULT-VALUE}")
   long snapshotEvery;
 
-  @Option(names = "--in-memory", defaultValue = "false", arity = "0..1",
+  @Option(names = "--max-uncommitted-writes",
+      description = "Commands whose durable changes may wait to be committed; past it durable writes are refused "
+          + "(LIMIT_EXCEEDED, retry) until storage catches up. Default: ${DEFAULT-VALUE}")
+  int maxUncommittedWrites;
+
+  @Option(names = "--in-memory", arity = "0..1",
       description = "Keep durable state in memory only: nothing survives a restart (trying things out, tests).")
   boolean inMemory;
 
@@ -216,6 +229,7 @@ public final class Main implements Callable<Integer> {
     System.exit(commandLine(args, System.getenv()).execute(args));
   }
 
+  /** Settings come from the flags, then the environment, then the file, then {@link SettingDefaults}. */
   static CommandLine commandLine(String[] args, java.util.Map<String, String> environment) {
     return new CommandLine(new Main()).setDefaultValueProvider(ConfigSources.from(args, environment));
   }
@@ -274,7 +288,9 @@ public final class Main implements Callable<Integer> {
         .withHealthChecks(new ServerConfig.HealthChecks(Duration.ofMillis(healthCheckIntervalMs),
             Duration.ofMillis(healthCheckTimeoutMs), healthCheckConcurrency))
         .withStorage(inMemory ? StorageConfig.inMemory()
-            : new StorageConfig(dataDir, raftPort, snapshotEvery, StorageConfig.DEFAULTS.maxNotDurable()));
+            : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites))
+        .withExpiryTick(Duration.ofMillis(expiryTickMs))
+        .withExpiryBudget(expiryBudget);
   }
 
   static final class Version implements CommandLine.IVersionProvider {

@@ -24,20 +24,50 @@ import java.time.Duration;
  * @param healthChecks checks of persistent instances
  * @param storage where durable state is kept (service definitions, persistent instances, overrides)
  * @param quotas how much the registry holds, in all and per namespace
+ * @param expiryBudget instances one expiry pass may look at, so that a mass expiry is spread over
+ *     several passes instead of holding up every other command
  */
 public record ServerConfig(
     String host, int tcpPort, int webSocketPort, int httpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
     HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle, HealthChecks healthChecks,
-    StorageConfig storage, Quotas quotas) {
+    StorageConfig storage, Quotas quotas, int expiryBudget) {
+
+  public ServerConfig {
+    for (int port : new int[] {tcpPort, webSocketPort, httpPort}) {
+      if (port < 0 || port > 65_535) {
+        throw new IllegalArgumentException("a port is from 0 (any free one) to 65535: " + port);
+      }
+    }
+    atLeastOne("the instances one connection may own", maxInstancesPerConnection);
+    atLeastOne("the events a subscriber may have pending", maxPendingEvents);
+    atLeastOne("the expiry budget", expiryBudget);
+    if (expiryTick.toMillis() < 1) {
+      throw new IllegalArgumentException("the expiry tick must be at least 1 ms: " + expiryTick);
+    }
+  }
+
+  private static void atLeastOne(String setting, int value) {
+    if (value < 1) {
+      throw new IllegalArgumentException(setting + " must be at least 1: " + value);
+    }
+  }
 
   /** Checks of persistent instances: how often each is checked, how long a check may take, how many at once. */
   public record HealthChecks(Duration interval, Duration timeout, int concurrency) {
+    public HealthChecks {
+      if (interval.toMillis() < 1 || timeout.toMillis() < 1 || concurrency < 1) {
+        throw new IllegalArgumentException("health checks need an interval and a timeout of at least 1 ms and a "
+            + "concurrency of at least 1: " + interval + ", " + timeout + ", " + concurrency);
+      }
+    }
+
     public static final HealthChecks DEFAULTS = new HealthChecks(Duration.ofSeconds(5), Duration.ofSeconds(2), 64);
   }
 
   public static final ServerConfig DEFAULTS = new ServerConfig("0.0.0.0", 7070, 7071, 7080, ServerLimits.DEFAULTS,
       10_000, 1_000, HeartbeatTimings.DEFAULTS, Duration.ofMillis(100), LifecycleConfig.DEFAULTS,
-      HealthChecks.DEFAULTS, StorageConfig.DEFAULTS, Quotas.DEFAULTS);
+      HealthChecks.DEFAULTS, StorageConfig.DEFAULTS, Quotas.DEFAULTS,
+      RegistryConfig.DEFAULTS.expiryBudget());
 
   /** Loopback on free ports, durable state in memory only: what tests and embedded uses want. */
   public static ServerConfig ephemeralLoopback() {
@@ -46,63 +76,68 @@ public record ServerConfig(
   }
 
   public ServerConfig withHost(String value) {
-    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
+    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withTcpPort(int value) {
-    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
+    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withWebSocketPort(int value) {
     return new ServerConfig(host, tcpPort, value, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withHttpPort(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, value, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withMaxInstancesPerConnection(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withMaxPendingEvents(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withHeartbeat(HeartbeatTimings value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withExpiryTick(Duration value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withLifecycle(LifecycleConfig value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withHealthChecks(HealthChecks value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, value, storage, quotas);
+        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget);
   }
 
   public ServerConfig withStorage(StorageConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas);
+        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget);
   }
 
   public ServerConfig withQuotas(Quotas value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, value);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget);
+  }
+
+  public ServerConfig withExpiryBudget(int value) {
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value);
   }
 
   RegistryConfig registryConfig() {
-    return new RegistryConfig(heartbeat, maxInstancesPerConnection, RegistryConfig.DEFAULTS.expiryBudget(), quotas);
+    return new RegistryConfig(heartbeat, maxInstancesPerConnection, expiryBudget, quotas);
   }
 }

@@ -1,16 +1,20 @@
 package io.reactiveregistry.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -105,6 +109,9 @@ class SettingsTableTest {
         setting("--data-dir", "d1", "d2", "d3", c -> c.storage().dataDir(), Path::of),
         integer("--raft-port", "7191", "7192", "7193", c -> c.storage().raftPort()),
         setting("--snapshot-every", "101", "102", "103", c -> c.storage().snapshotEvery(), Long::valueOf),
+        integer("--max-uncommitted-writes", "101", "102", "103", c -> c.storage().maxNotDurable()),
+        millis("--expiry-tick-ms", "201", "202", "203", ServerConfig::expiryTick),
+        integer("--expiry-budget", "11", "12", "13", ServerConfig::expiryBudget),
         setting("--in-memory", "true", "false", "true", c -> !c.storage().durable(), Boolean::valueOf));
   }
 
@@ -130,6 +137,40 @@ class SettingsTableTest {
         ConfigSources.FILE_VARIABLE, file.toString())))).isEqualTo(setting.expected().apply(setting.inEnvironment()));
     assertThat(setting.read().apply(parse(Map.of(variable, setting.inEnvironment()), "--config-file", file.toString(),
         setting.flag(), setting.onFlag()))).isEqualTo(setting.expected().apply(setting.onFlag()));
+  }
+
+  @Test
+  void withNoSettingTheServerStartsExactlyAsAnEmbeddedOneWouldAndHelpShowsThoseDefaults() {
+    assertThat(parse(Map.of())).isEqualTo(ServerConfig.DEFAULTS);
+
+    StringWriter help = new StringWriter();
+    CommandLine commandLine = Main.commandLine(new String[] {"--help"}, Map.of());
+    commandLine.setOut(new PrintWriter(help));
+    commandLine.execute("--help");
+    assertThat(help.toString()).contains("Default: 7070").contains("Default: 0.85").contains("Default: data");
+  }
+
+  @Test
+  void theReadmeGivesEachSettingItsBuiltInDefault() throws Exception {
+    Matcher row = Pattern.compile("(?m)^\\| `(--[a-z-]+)` \\| `REGISTRY_[A-Z_]+` \\| `([^`]*)` \\|")
+        .matcher(Files.readString(Path.of("../README.md")));
+    Map<String, String> documented = new HashMap<>();
+    while (row.find()) {
+      documented.put(row.group(1), row.group(2));
+    }
+    assertThat(documented).isEqualTo(SettingDefaults.byFlag());
+  }
+
+  @Test
+  void aSettingThatBreaksItsRuleIsRefusedNamingTheRule() {
+    assertThatThrownBy(() -> parse(Map.of(), "--expiry-budget", "0"))
+        .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("expiry budget must be at least 1");
+    assertThatThrownBy(() -> parse(Map.of(), "--self-preservation-threshold", "1.5"))
+        .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("from 0 to 1");
+    assertThatThrownBy(() -> parse(Map.of(), "--port", "70000"))
+        .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("65535");
+    assertThatThrownBy(() -> parse(Map.of(), "--max-payload-bytes", "0"))
+        .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("at least 1");
   }
 
   private static Set<String> options() {

@@ -13,6 +13,16 @@ import java.nio.file.Path;
  *     refused with {@code LIMIT_EXCEEDED} until storage catches up
  */
 public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable) {
+  public StorageConfig {
+    if (raftPort < 0 || raftPort > 65_535) {
+      throw new IllegalArgumentException("the Raft port is from 0 (any free one) to 65535: " + raftPort);
+    }
+    if (snapshotEvery < 1 || maxNotDurable < 1) {
+      throw new IllegalArgumentException("entries between snapshots and uncommitted writes must be at least 1: "
+          + snapshotEvery + ", " + maxNotDurable);
+    }
+  }
+
   public static final StorageConfig DEFAULTS = new StorageConfig(Path.of("data"), 7090, 10_000, 10_000);
 
   public static StorageConfig inMemory() {

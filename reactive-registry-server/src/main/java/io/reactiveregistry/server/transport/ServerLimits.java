@@ -24,6 +24,13 @@ import io.reactiveregistry.server.admission.ConnectionDoor;
 public record ServerLimits(int maxPayloadBytes, int maxSubscriptionsPerConnection, int maxOutboundBacklogBytes,
     int minKeepAliveIntervalMs, int httpIdleTimeoutMs, int maxSetupBytes, int setupTimeoutMs,
     ConnectionDoor.Limits rsocketConnections, ConnectionDoor.Limits httpConnections, FragmentLimits fragments) {
+
+  public ServerLimits {
+    if (maxPayloadBytes < 1 || maxSubscriptionsPerConnection < 1 || maxOutboundBacklogBytes < 1
+        || minKeepAliveIntervalMs < 1 || httpIdleTimeoutMs < 1 || maxSetupBytes < 1 || setupTimeoutMs < 1) {
+      throw new IllegalArgumentException("every connection limit must be at least 1: " + this);
+    }
+  }
   /**
    * @param perConnection bytes one connection's unfinished fragmented requests may hold (never
    *     less than one whole frame: twice the body limit)
