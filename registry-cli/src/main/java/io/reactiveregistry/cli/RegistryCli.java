@@ -2,13 +2,13 @@ package io.reactiveregistry.cli;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.reactiveregistry.client.ClientTransports;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.exceptions.ApplicationErrorException;
-import io.reactiveregistry.client.ClientTransports;
 import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
 import java.io.PrintStream;

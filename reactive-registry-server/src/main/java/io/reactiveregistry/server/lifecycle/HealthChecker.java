@@ -1,9 +1,9 @@
 package io.reactiveregistry.server.lifecycle;
 
+import io.netty.channel.ChannelOption;
+import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.HealthTarget;
 import io.reactiveregistry.server.core.RegistryReads;
-import io.reactiveregistry.server.core.Command;
-import io.netty.channel.ChannelOption;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.reactiveregistry.server.lifecycle;
 
-import io.reactiveregistry.server.core.RegistryReads;
-import io.reactiveregistry.server.core.Outcome.Counted;
 import io.reactiveregistry.server.core.Command;
+import io.reactiveregistry.server.core.Outcome.Counted;
+import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

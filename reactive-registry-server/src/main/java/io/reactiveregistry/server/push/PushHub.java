@@ -1,7 +1,7 @@
 package io.reactiveregistry.server.push;
 
-import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.RegistryEvent;
+import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import java.util.ArrayList;

@@ -2,11 +2,11 @@ package io.reactiveregistry.server.push;
 
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.server.core.InstanceView;
-import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.RegistryEvent;
 import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
 import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
 import io.reactiveregistry.server.core.RegistryEvent.ServiceDeleted;
+import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ServiceView;
 import io.reactiveregistry.server.core.ViewFilter;

@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import reactor.core.scheduler.Schedulers;
-import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The one thread that hands durable changes to the log. Callers (under the runtime's monitor,

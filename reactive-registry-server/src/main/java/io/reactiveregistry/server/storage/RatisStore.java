@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.storage;
 
 import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.process.FatalErrors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +32,6 @@ import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.SizeInBytes;
-import io.reactiveregistry.server.process.FatalErrors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;

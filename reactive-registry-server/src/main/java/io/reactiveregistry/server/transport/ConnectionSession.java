@@ -1,20 +1,20 @@
 package io.reactiveregistry.server.transport;
 
-import io.reactiveregistry.server.errors.EdgeRefusal;
-import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
-import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.Owner;
+import io.reactiveregistry.server.errors.EdgeRefusal;
+import io.reactiveregistry.server.errors.WireError;
+import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.Payload;
-import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.RSocket;
+import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.util.DefaultPayload;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -6,13 +6,13 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundInvoker;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
-import java.util.concurrent.TimeUnit;
-import io.netty.channel.ChannelOutboundInvoker;
 import io.rsocket.RSocketErrorException;
 import io.rsocket.frame.ErrorFrameCodec;
 import io.rsocket.frame.FrameLengthCodec;
+import java.util.concurrent.TimeUnit;
 
 /** A connection-level RSocket ERROR frame written straight to a TCP channel, then the close. */
 final class ErrorFrames {

@@ -9,6 +9,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.process.FatalErrors;
 import io.rsocket.exceptions.ConnectionErrorException;
 import io.rsocket.frame.CancelFrameCodec;
 import io.rsocket.frame.ErrorFrameCodec;
@@ -18,7 +19,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import io.reactiveregistry.server.process.FatalErrors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

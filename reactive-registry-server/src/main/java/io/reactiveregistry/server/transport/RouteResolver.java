@@ -1,11 +1,11 @@
 package io.reactiveregistry.server.transport;
 
-import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
+import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.rsocket.Payload;
 import java.util.Arrays;
 import java.util.List;

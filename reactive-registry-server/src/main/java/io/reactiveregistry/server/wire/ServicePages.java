@@ -1,9 +1,9 @@
 package io.reactiveregistry.server.wire;
 
 import io.reactiveregistry.protocol.ErrorCode;
-import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
+import io.reactiveregistry.server.errors.EdgeRefusal;
 import java.util.ArrayList;
 import java.util.List;
 

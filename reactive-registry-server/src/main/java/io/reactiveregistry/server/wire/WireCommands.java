@@ -1,12 +1,12 @@
 package io.reactiveregistry.server.wire;
 
 import io.reactiveregistry.protocol.ErrorCode;
-import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.rules.Addresses;
 import io.reactiveregistry.protocol.rules.InstanceRules;
-import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.protocol.rules.Names;
+import io.reactiveregistry.server.core.InstanceSpec;
+import io.reactiveregistry.server.errors.EdgeRefusal;
 
 /** Contract bodies as validated core values. Every rule lives in the core; this only reads fields. */
 public final class WireCommands {

@@ -3,7 +3,6 @@ package io.reactiveregistry.server.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.RegisterResult;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.ServerConfig;

@@ -13,15 +13,15 @@ import io.rsocket.core.RSocketConnector;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.transport.netty.client.WebsocketClientTransport;
-import java.net.InetSocketAddress;
-import java.net.URI;
-import reactor.netty.tcp.TcpClient;
 import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
+import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.tcp.TcpClient;
 
 /** A bare RSocket client speaking the contract: a route in composite metadata and a JSON body. */
 public final class WireClient implements AutoCloseable {

@@ -7,10 +7,10 @@ import io.reactiveregistry.protocol.rules.RuleViolation;
 import io.reactiveregistry.server.core.Failure;
 import io.reactiveregistry.server.core.RegistryException;
 import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /** One table from failure to contract code, message and HTTP status, for RSocket and HTTP alike. */
 class ErrorTableTest {

@@ -9,10 +9,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Operators;
-import reactor.util.context.Context;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
 
 /** Where an OutOfMemoryError ends the process once exiting is on, with the halt recorded instead of carried out. */
 class FatalErrorsTest {

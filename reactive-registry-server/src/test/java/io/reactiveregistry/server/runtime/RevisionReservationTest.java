@@ -2,8 +2,8 @@ package io.reactiveregistry.server.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.reactiveregistry.server.core.DurableChange;
 import io.reactiveregistry.server.core.Command;
+import io.reactiveregistry.server.core.DurableChange;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.ManualClock;
 import io.reactiveregistry.server.core.Owner;

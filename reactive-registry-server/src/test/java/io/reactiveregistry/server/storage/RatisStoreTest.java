@@ -3,7 +3,6 @@ package io.reactiveregistry.server.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.reactiveregistry.server.core.DurableChange;
 import io.reactiveregistry.server.core.DurableChange.InstanceSaved;
 import io.reactiveregistry.server.core.DurableChange.Kind;
 import io.reactiveregistry.server.core.DurableChange.OverrideSaved;
