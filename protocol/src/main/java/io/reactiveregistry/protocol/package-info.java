@@ -4,4 +4,7 @@
  * {@code message}, the JSON codec and RSocket metadata helpers in {@code codec}. Nothing here
  * holds server or client logic.
  */
+@NullMarked
 package io.reactiveregistry.protocol;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,6 +4,7 @@ import io.reactiveregistry.protocol.message.InstanceBody;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Weighted random choice among instances that serve traffic (healthy, enabled, weight above 0),
@@ -20,7 +21,7 @@ public final class InstanceChooser {
   }
 
   /** @param preferredCluster null for no preference */
-  public InstanceBody choose(ServiceView view, String preferredCluster) {
+  public InstanceBody choose(ServiceView view, @Nullable String preferredCluster) {
     boolean protection = view.protectionTriggered();
     List<InstanceBody> candidates = serving(view.instances(), preferredCluster, protection);
     if (candidates.isEmpty() && preferredCluster != null) {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -82,7 +83,7 @@ public final class RegistryClient {
     return query(service, List.of(), false);
   }
 
-  public Mono<ServiceSnapshot> query(ServiceName service, List<String> clusters, boolean healthyOnly) {
+  public Mono<ServiceSnapshot> query(ServiceName service, @Nullable List<String> clusters, boolean healthyOnly) {
     return Mono.defer(() -> {
       Query query = new Query(service.namespace(), service.group(), service.service(), clusters(clusters),
           healthyOnly);
@@ -103,12 +104,12 @@ public final class RegistryClient {
     return watch(service, List.of(), false);
   }
 
-  public Flux<ServiceView> watch(ServiceName service, List<String> clusters, boolean healthyOnly) {
+  public Flux<ServiceView> watch(ServiceName service, @Nullable List<String> clusters, boolean healthyOnly) {
     return Flux.defer(() -> watches.watch(Watches.key(service, clusters(clusters), healthyOnly)));
   }
 
   /** The raw events of a view (SNAPSHOT, UPSERT, REMOVE, SERVICE_DELETED), resubscribed after reconnects. */
-  public Flux<ServiceEvent> events(ServiceName service, List<String> clusters, boolean healthyOnly) {
+  public Flux<ServiceEvent> events(ServiceName service, @Nullable List<String> clusters, boolean healthyOnly) {
     return Flux.defer(() -> watches.events(Watches.key(service, clusters(clusters), healthyOnly)));
   }
 
@@ -126,7 +127,7 @@ public final class RegistryClient {
   }
 
   /** As {@link #choose(ServiceName)}, preferring {@code cluster} when it has any such instance. */
-  public Mono<InstanceBody> choose(ServiceName service, String cluster) {
+  public Mono<InstanceBody> choose(ServiceName service, @Nullable String cluster) {
     return watch(service, List.of(), true).next()
         .timeout(requestTimeout, Mono.error(() -> new RegistryUnavailableException("no view of " + service
             + " within " + requestTimeout + ": no registry server reachable, and none seen before", null)))
@@ -164,7 +165,7 @@ public final class RegistryClient {
     close().block(requestTimeout.multipliedBy(2));
   }
 
-  private static List<String> clusters(List<String> clusters) {
+  private static List<String> clusters(@Nullable List<String> clusters) {
     if (clusters == null) {
       return List.of();
     }
@@ -179,7 +180,7 @@ public final class RegistryClient {
   }
 
   /** The rules the server applies, checked before sending: same rules, same words. */
-  private static InstanceBody checked(InstanceBody instance) {
+  private static InstanceBody checked(@Nullable InstanceBody instance) {
     try {
       if (instance == null) {
         throw new RuleViolation("instance is required");

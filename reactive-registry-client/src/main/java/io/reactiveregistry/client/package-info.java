@@ -4,4 +4,7 @@
  * instance to call, and survives reconnects and failovers by registering and subscribing again.
  * Every operation is non-blocking ({@code Mono}/{@code Flux}).
  */
+@NullMarked
 package io.reactiveregistry.client;
+
+import org.jspecify.annotations.NullMarked;

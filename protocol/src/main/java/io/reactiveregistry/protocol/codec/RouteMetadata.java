@@ -11,6 +11,7 @@ import io.rsocket.metadata.TaggingMetadataCodec;
 import io.rsocket.metadata.WellKnownMimeType;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Reads and writes the route tag carried in composite metadata. */
 public final class RouteMetadata {
@@ -29,7 +30,7 @@ public final class RouteMetadata {
    *
    * @throws MalformedBodyException when the metadata is not valid composite metadata
    */
-  public static List<String> routes(ByteBuf metadata) {
+  public static List<String> routes(@Nullable ByteBuf metadata) {
     List<String> routes = new ArrayList<>(1);
     if (metadata == null || !metadata.isReadable()) {
       return routes;

@@ -1,6 +1,7 @@
 package io.reactiveregistry.protocol.message;
 
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The contract's {@code Instance}. In requests only {@code ip}, {@code port}, {@code cluster},
@@ -8,15 +9,15 @@ import java.util.Map;
  * {@code healthy} and {@code ephemeral} are output only.
  */
 public record InstanceBody(
-    String instanceId,
-    String ip,
-    Integer port,
-    String cluster,
-    Double weight,
-    Boolean enabled,
-    Boolean healthy,
-    Boolean ephemeral,
-    Map<String, String> metadata) {
+    @Nullable String instanceId,
+    @Nullable String ip,
+    @Nullable Integer port,
+    @Nullable String cluster,
+    @Nullable Double weight,
+    @Nullable Boolean enabled,
+    @Nullable Boolean healthy,
+    @Nullable Boolean ephemeral,
+    @Nullable Map<String, String> metadata) {
 
   /** An instance as a client describes it when registering. */
   public static InstanceBody of(String ip, int port, String cluster, double weight, Map<String, String> metadata) {

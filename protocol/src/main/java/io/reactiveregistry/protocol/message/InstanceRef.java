@@ -1,4 +1,6 @@
 package io.reactiveregistry.protocol.message;
 
+import org.jspecify.annotations.Nullable;
+
 /** Names one instance: its service and its {@code ip}, {@code port} and {@code cluster}. */
-public record InstanceRef(String namespace, String group, String service, InstanceBody instance) {}
+public record InstanceRef(@Nullable String namespace, @Nullable String group, @Nullable String service, @Nullable InstanceBody instance) {}

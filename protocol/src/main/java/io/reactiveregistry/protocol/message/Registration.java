@@ -1,5 +1,7 @@
 package io.reactiveregistry.protocol.message;
 
+import org.jspecify.annotations.Nullable;
+
 /** Body of {@code instance.register}. */
 public record Registration(
-    String namespace, String group, String service, Boolean ephemeral, InstanceBody instance) {}
+    @Nullable String namespace, @Nullable String group, @Nullable String service, @Nullable Boolean ephemeral, @Nullable InstanceBody instance) {}

@@ -1,6 +1,7 @@
 package io.reactiveregistry.protocol.message;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Answer to {@code server.info}. {@code storage} is {@code "OK"}, {@code "IN_MEMORY"} or
@@ -8,4 +9,4 @@ import java.util.List;
  */
 public record ServerInfo(
     String version, int protocol, String nodeId, List<String> members, long uptimeMs, boolean selfPreservation,
-    String storage) {}
+    @Nullable String storage) {}

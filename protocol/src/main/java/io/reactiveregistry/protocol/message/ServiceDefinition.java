@@ -1,8 +1,9 @@
 package io.reactiveregistry.protocol.message;
 
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Body of {@code admin.service.create} and {@code admin.service.update}. */
 public record ServiceDefinition(
-    String namespace, String group, String service, Boolean ephemeral, Double protectThreshold,
-    Map<String, String> metadata) {}
+    @Nullable String namespace, @Nullable String group, @Nullable String service, @Nullable Boolean ephemeral, @Nullable Double protectThreshold,
+    @Nullable Map<String, String> metadata) {}

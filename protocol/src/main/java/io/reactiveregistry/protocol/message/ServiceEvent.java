@@ -1,6 +1,7 @@
 package io.reactiveregistry.protocol.message;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One element of a {@code service.subscribe} stream. Which fields are present depends on the type:
@@ -10,14 +11,14 @@ import java.util.List;
 public record ServiceEvent(
     String type,
     long revision,
-    String namespace,
-    String group,
-    String service,
-    Boolean ephemeral,
-    Boolean protectionTriggered,
-    List<InstanceBody> instances,
-    InstanceBody instance,
-    String instanceId) {
+    @Nullable String namespace,
+    @Nullable String group,
+    @Nullable String service,
+    @Nullable Boolean ephemeral,
+    @Nullable Boolean protectionTriggered,
+    @Nullable List<InstanceBody> instances,
+    @Nullable InstanceBody instance,
+    @Nullable String instanceId) {
 
   public static final String SNAPSHOT = "SNAPSHOT";
   public static final String UPSERT = "UPSERT";

@@ -1,4 +1,6 @@
 package io.reactiveregistry.protocol.message;
 
+import org.jspecify.annotations.Nullable;
+
 /** Body of {@code service.list}. A null {@code group} means every group. */
-public record ServiceListQuery(String namespace, String group, String prefix, Integer page, Integer pageSize) {}
+public record ServiceListQuery(@Nullable String namespace, @Nullable String group, @Nullable String prefix, @Nullable Integer page, @Nullable Integer pageSize) {}

@@ -1,4 +1,6 @@
 package io.reactiveregistry.protocol.message;
 
+import org.jspecify.annotations.Nullable;
+
 /** Names a service. */
-public record ServiceRef(String namespace, String group, String service) {}
+public record ServiceRef(@Nullable String namespace, @Nullable String group, @Nullable String service) {}

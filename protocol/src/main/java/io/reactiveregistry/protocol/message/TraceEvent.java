@@ -1,6 +1,8 @@
 package io.reactiveregistry.protocol.message;
 
+import org.jspecify.annotations.Nullable;
+
 /** One element of an {@code admin.trace} stream. */
 public record TraceEvent(
-    Long time, Long revision, String namespace, String group, String service, String instanceId,
-    String cause, String connection, Long missed) {}
+    @Nullable Long time, @Nullable Long revision, @Nullable String namespace, @Nullable String group, @Nullable String service, @Nullable String instanceId,
+    @Nullable String cause, @Nullable String connection, @Nullable Long missed) {}

@@ -4,6 +4,7 @@ import com.google.common.net.InetAddresses;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code ip} rule: an IPv4 or IPv6 literal, or a host name that is not resolved. IPv6 is
@@ -17,7 +18,7 @@ public final class Addresses {
 
   private Addresses() {}
 
-  public static String normalize(String field, String ip) {
+  public static String normalize(String field, @Nullable String ip) {
     if (ip == null) {
       throw new RuleViolation(field + " is required");
     }

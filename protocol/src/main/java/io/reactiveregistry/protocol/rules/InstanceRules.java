@@ -2,6 +2,7 @@ package io.reactiveregistry.protocol.rules;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** The rules for an instance's port, weight and metadata. */
 public final class InstanceRules {
@@ -12,7 +13,7 @@ public final class InstanceRules {
 
   private InstanceRules() {}
 
-  public static int port(String field, Integer port) {
+  public static int port(String field, @Nullable Integer port) {
     if (port == null) {
       throw new RuleViolation(field + " is required");
     }
@@ -23,7 +24,7 @@ public final class InstanceRules {
   }
 
   /** The weight, or the default 1.0 when absent. */
-  public static double weight(String field, Double weight) {
+  public static double weight(String field, @Nullable Double weight) {
     if (weight == null) {
       return DEFAULT_WEIGHT;
     }
@@ -34,7 +35,7 @@ public final class InstanceRules {
   }
 
   /** The metadata, or an empty map when absent: at most 64 entries and 16 KiB of UTF-8 in all. */
-  public static Map<String, String> metadata(String field, Map<String, String> metadata) {
+  public static Map<String, String> metadata(String field, @Nullable Map<String, String> metadata) {
     if (metadata == null || metadata.isEmpty()) {
       return Map.of();
     }

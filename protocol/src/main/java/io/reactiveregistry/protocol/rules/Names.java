@@ -1,5 +1,7 @@
 package io.reactiveregistry.protocol.rules;
 
+import org.jspecify.annotations.Nullable;
+
 /** The naming rule shared by namespace, group, service and cluster names. */
 public final class Names {
   public static final int MAX_LENGTH = 256;
@@ -11,11 +13,11 @@ public final class Names {
    *
    * @throws RuleViolation when the name breaks the rule: 1-256 of ASCII letters, digits, {@code -_.:@}
    */
-  public static String orDefault(String field, String value, String fallback) {
+  public static String orDefault(String field, @Nullable String value, String fallback) {
     return value == null ? fallback : require(field, value);
   }
 
-  public static String require(String field, String value) {
+  public static String require(String field, @Nullable String value) {
     if (value == null) {
       throw new RuleViolation(field + " is required");
     }

@@ -4,4 +4,7 @@
  * mistake is reported with the server's own words without a round trip. Imports nothing from
  * Jackson or RSocket.
  */
+@NullMarked
 package io.reactiveregistry.protocol.rules;
+
+import org.jspecify.annotations.NullMarked;

@@ -7,7 +7,7 @@ import io.reactiveregistry.protocol.message.ServiceEvent;
  * One event on its way to the subscribers of a view. Encoded once, on first send, and the bytes
  * shared by every subscriber; encoding happens outside the registry's monitor.
  */
-public final class OutboundEvent {
+final class OutboundEvent {
   private final ServiceEvent message;
   private final long createdAtNanos = System.nanoTime();
   private volatile byte[] encoded;

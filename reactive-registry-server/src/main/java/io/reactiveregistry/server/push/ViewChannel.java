@@ -22,7 +22,7 @@ import java.util.Set;
  * that it can turn each core event into the view's own change: an UPSERT, a REMOVE, nothing, or a
  * fresh SNAPSHOT when the view's protection switches or the service (re)appears.
  */
-public final class ViewChannel {
+final class ViewChannel {
   private final ServiceKey service;
   private final ViewFilter filter;
   private final List<SubscriberQueue> subscribers = new ArrayList<>();

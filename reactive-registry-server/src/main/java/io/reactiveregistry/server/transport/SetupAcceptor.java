@@ -21,7 +21,7 @@ import reactor.core.publisher.Mono;
  * Checks a connection's SETUP, opens its session, and ties the session's release to the
  * connection's close — the one place where a connection's instances are released.
  */
-public final class SetupAcceptor implements SocketAcceptor {
+final class SetupAcceptor implements SocketAcceptor {
   private static final Logger log = LoggerFactory.getLogger(SetupAcceptor.class);
 
   private final RequestHandlers handlers;

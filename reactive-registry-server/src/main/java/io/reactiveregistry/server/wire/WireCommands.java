@@ -9,7 +9,7 @@ import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.errors.EdgeRefusal;
 
 /** Contract bodies as validated core values. Every rule lives in the core; this only reads fields. */
-public final class WireCommands {
+final class WireCommands {
   private WireCommands() {}
 
   public static InstanceSpec instance(String field, InstanceBody body) {

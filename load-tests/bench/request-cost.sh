@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Requests/s and server CPU per request of one server jar, in two shapes a fleet produces: 128 in
+# flight on each connection, and one at a time on each (a request arriving alone on its connection
+# pays its own read, wake-up and flush).
+# Usage: load-tests/bench/request-cost.sh [server-jar] [registrations|queries|all]
+#   (defaults: this checkout's jar, all)
+# Registrations: RegistrationStorm on 50 connections; queries: QueryStorm of a 20-instance service.
+# Starts the server (default settings, durable state in a scratch directory), warms it with two
+# runs of each shape, and prints the third of each. Build first: mvn -q -DskipTests package
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+jar="${1:-reactive-registry-server/target/reactive-registry-server.jar}"
+what="${2:-all}"
+data=$(mktemp -d)
+java -XX:+ExitOnOutOfMemoryError -jar "$jar" --port 7070 --data-dir "$data" > target-bench-server.log 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$data" target-bench-server.log' EXIT
+for i in $(seq 1 60); do grep -q listening target-bench-server.log 2>/dev/null && break; sleep 0.5; done
+
+run() {
+  java -jar load-tests/target/load-tests.jar "$@" --server-pid "$server" 2>&1 \
+    | grep -E "^(RegistrationStorm|QueryStorm|register |query |server CPU)" || true
+}
+measure() {
+  run "$@" > /dev/null
+  run "$@" > /dev/null
+  echo "== $*"
+  run "$@"
+}
+if [ "$what" != queries ]; then
+  measure RegistrationStorm --users 50 --instances 4000 --concurrency 128
+  measure RegistrationStorm --users 50 --instances 400 --concurrency 1
+fi
+if [ "$what" != registrations ]; then
+  measure QueryStorm --users 10 --queries 20000 --concurrency 128
+  measure QueryStorm --users 50 --queries 400 --concurrency 1
+fi
