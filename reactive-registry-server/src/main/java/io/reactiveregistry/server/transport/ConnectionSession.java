@@ -12,6 +12,7 @@ import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.wire.CommandDecoder;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.exceptions.ApplicationErrorException;
@@ -60,14 +61,17 @@ final class ConnectionSession implements RSocket {
     try {
       route = RouteResolver.resolve(payload, Interaction.REQUEST_RESPONSE);
       checkSize(payload);
-      CompletableFuture<RequestHandlers.Answer> answer = handlers.respond(owner, route, payload.sliceData());
-      if (answer.isDone()) {
-        return reply(route, start, answer.join()); // join rethrows what failed, caught below
+      if (!CommandDecoder.decodes(route)) {
+        return reply(route, start, handlers.read(route, payload.sliceData()));
+      }
+      CompletableFuture<Outcome> outcome = handlers.command(owner, route, payload.sliceData());
+      if (outcome.isDone()) { // in memory only: answered at once
+        return reply(route, start, RequestHandlers.answer(outcome.join())); // join rethrows, caught below
       }
       Route answered = route;
-      return Mono.fromFuture(answer, true)
+      return Mono.fromFuture(outcome, true)
           .onErrorMap(error -> refused(answered, start, error))
-          .flatMap(value -> reply(answered, start, value));
+          .flatMap(value -> reply(answered, start, RequestHandlers.answer(value)));
     } catch (RuntimeException | Error e) { // an Error too: only the contract's JSON reaches a client
       return Mono.error(refused(route, start, e));
     } finally {

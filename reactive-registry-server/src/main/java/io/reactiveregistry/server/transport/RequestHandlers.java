@@ -97,22 +97,21 @@ final class RequestHandlers {
   }
 
   /**
-   * Answers a request-response route. A command ({@link CommandDecoder}) is applied by the runtime
-   * and answered once it may be (a durable one once committed); a read is answered at once.
+   * Applies a command route's command ({@link CommandDecoder}): its outcome, once it may be answered
+   * (a durable one once committed).
    */
-  CompletableFuture<Answer> respond(Owner owner, Route route, ByteBuf data) {
-    if (CommandDecoder.decodes(route)) {
-      return runtime.submit(CommandDecoder.decode(route, owner, data)).thenApply(RequestHandlers::answer);
-    }
-    return CompletableFuture.completedFuture(read(route, data));
+  CompletableFuture<Outcome> command(Owner owner, Route route, ByteBuf data) {
+    return runtime.submit(CommandDecoder.decode(route, owner, data));
   }
 
-  private static Answer answer(Outcome outcome) {
+  /** The answer to a command's outcome. */
+  static Answer answer(Outcome outcome) {
     return outcome instanceof Refused refused ? new Answer.Refusal(ErrorTable.of(refused))
         : new Answer.Body(OutcomeEncoder.body(outcome));
   }
 
-  private Answer read(Route route, ByteBuf data) {
+  /** Answers a read route, at once. */
+  Answer read(Route route, ByteBuf data) {
     return switch (route) {
       case SERVICE_QUERY -> new Answer.Json(query(json.decode(data, Query.class)));
       case SERVICE_LIST -> new Answer.Body(list(json.decode(data, ServiceListQuery.class)));
