@@ -5,6 +5,7 @@ import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.process.FatalErrors;
+import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
 import io.reactiveregistry.server.transport.ServerLimits;
 import java.nio.file.Path;
@@ -221,6 +222,11 @@ public final class Main implements Callable<Integer> {
           + "(LIMIT_EXCEEDED, retry) until storage catches up. Default: ${DEFAULT-VALUE}")
   int maxUncommittedWrites;
 
+  @Option(names = "--allow-unauthenticated", arity = "0..1",
+      description = "Serve connections from any address without credentials. Without it the server is in protected "
+          + "mode: only loopback connections are served. Default: ${DEFAULT-VALUE}")
+  boolean allowUnauthenticated;
+
   @Option(names = "--in-memory", arity = "0..1",
       description = "Keep durable state in memory only: nothing survives a restart (trying things out, tests).")
   boolean inMemory;
@@ -290,7 +296,8 @@ public final class Main implements Callable<Integer> {
         .withStorage(inMemory ? StorageConfig.inMemory()
             : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites))
         .withExpiryTick(Duration.ofMillis(expiryTickMs))
-        .withExpiryBudget(expiryBudget);
+        .withExpiryBudget(expiryBudget)
+        .withSecurity(new SecurityConfig(allowUnauthenticated));
   }
 
   static final class Version implements CommandLine.IVersionProvider {

@@ -15,6 +15,7 @@ import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.security.ProtectedMode;
 import io.reactiveregistry.server.storage.DurableStore;
 import io.reactiveregistry.server.storage.RatisStore;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
@@ -121,8 +122,17 @@ public final class RegistryServer implements Disposable {
       runtime.addListener(new ChangeCounter(meters));
       // What failed beyond repair without a restart; null while nothing has.
       Supplier<String> storageFailure = () -> store == null ? null : store.failureDescription();
+      ProtectedMode protectedMode = new ProtectedMode(config.security());
+      if (protectedMode.on()) {
+        log.info("protected mode: only loopback connections are served (no credentials are configured; "
+            + "--allow-unauthenticated serves other hosts)");
+      } else {
+        log.warn("--allow-unauthenticated: connections from any address are served without credentials; whoever "
+            + "reaches the ports can register, deregister and administer everything");
+      }
       RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock, serverMeters,
-          () -> store == null ? "IN_MEMORY" : storageFailure.get() == null ? "OK" : "FAILED: " + storageFailure.get());
+          () -> store == null ? "IN_MEMORY" : storageFailure.get() == null ? "OK" : "FAILED: " + storageFailure.get(),
+          protectedMode);
       registerGauges(serverMeters, runtime, endpoint);
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
       AtomicBoolean ready = new AtomicBoolean();
@@ -130,7 +140,8 @@ public final class RegistryServer implements Disposable {
           () -> ready.get() && storageFailure.get() == null,
           Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure,
           new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
-              serverMeters.connectionsRefused("http", "address")));
+              serverMeters.connectionsRefused("http", "address")),
+          protectedMode, serverMeters.connectionsRefused("http", "protected-mode"));
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = restored == null ? Mono.empty()

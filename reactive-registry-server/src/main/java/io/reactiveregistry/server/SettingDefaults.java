@@ -65,6 +65,7 @@ final class SettingDefaults {
     put(defaults, "--raft-port", storage.raftPort());
     put(defaults, "--snapshot-every", storage.snapshotEvery());
     put(defaults, "--max-uncommitted-writes", storage.maxNotDurable());
+    put(defaults, "--allow-unauthenticated", config.security().allowUnauthenticated());
     put(defaults, "--in-memory", !storage.durable());
     return defaults;
   }

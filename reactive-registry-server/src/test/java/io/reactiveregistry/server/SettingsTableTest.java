@@ -112,6 +112,8 @@ class SettingsTableTest {
         integer("--max-uncommitted-writes", "101", "102", "103", c -> c.storage().maxNotDurable()),
         millis("--expiry-tick-ms", "201", "202", "203", ServerConfig::expiryTick),
         integer("--expiry-budget", "11", "12", "13", ServerConfig::expiryBudget),
+        setting("--allow-unauthenticated", "true", "false", "true", c -> c.security().allowUnauthenticated(),
+            Boolean::valueOf),
         setting("--in-memory", "true", "false", "true", c -> !c.storage().durable(), Boolean::valueOf));
   }
 

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.http;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -16,6 +17,7 @@ import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.ErrorTable;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.security.ProtectedMode;
 import io.reactiveregistry.server.wire.ServicePages;
 import io.reactiveregistry.server.wire.WireViews;
 import java.time.Duration;
@@ -51,14 +53,19 @@ public final class HttpEndpoint {
   private final Duration idleTimeout;
   private final Supplier<String> failure;
   private final ConnectionDoor door;
+  private final ProtectedMode protectedMode;
+  private final Counter refusedByProtectedMode;
 
   /**
    * @param failure what failed beyond repair without a restart (durable storage), or null while
    *     nothing has: {@code /health} then answers 503 DOWN, so that a supervisor restarts the server
    */
   public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready,
-      Duration idleTimeout, Supplier<String> failure, ConnectionDoor door) {
+      Duration idleTimeout, Supplier<String> failure, ConnectionDoor door, ProtectedMode protectedMode,
+      Counter refusedByProtectedMode) {
     this.door = door;
+    this.protectedMode = protectedMode;
+    this.refusedByProtectedMode = refusedByProtectedMode;
     this.runtime = runtime;
     this.meters = meters;
     this.ready = ready;
@@ -85,6 +92,8 @@ public final class HttpEndpoint {
             .get("/ready", (request, response) -> ready.getAsBoolean()
                 ? json(response, HttpResponseStatus.OK, Map.of("status", "READY"))
                 : json(response, HttpResponseStatus.SERVICE_UNAVAILABLE, Map.of("status", "NOT_READY")))
+            // Past the probes, which tell an orchestrator only whether the server runs: protected mode.
+            .route(request -> protectedMode.refusal(request.remoteAddress()) != null, this::forbidden)
             .get("/metrics", (request, response) -> response.status(HttpResponseStatus.OK)
                 .header("Content-Type", PROMETHEUS).sendString(Mono.fromSupplier(meters::scrape)))
             .get("/api/v1/services", (request, response) -> answer(response, () -> list(request)))
@@ -130,6 +139,12 @@ public final class HttpEndpoint {
    * A path this API does not serve is an unknown route (404); a known path asked with another
    * method than GET, the same code with 405 and an {@code Allow} header.
    */
+  private Publisher<Void> forbidden(HttpServerRequest request, HttpServerResponse response) {
+    refusedByProtectedMode.increment();
+    return json(response, HttpResponseStatus.FORBIDDEN,
+        new ErrorBody(ErrorCode.FORBIDDEN.name(), protectedMode.refusal(request.remoteAddress())));
+  }
+
   private Publisher<Void> unrouted(HttpServerRequest request, HttpServerResponse response) {
     String path = new QueryStringDecoder(request.uri()).path();
     boolean known = PATHS.contains(path) || path.startsWith("/api/v1/services/");

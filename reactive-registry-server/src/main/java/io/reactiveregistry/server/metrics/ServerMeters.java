@@ -137,7 +137,7 @@ public final class ServerMeters {
    */
   public Counter connectionsRefused(String port, String limit) {
     return Counter.builder("registry.connections.refused").tag("port", port).tag("limit", limit)
-        .description("connections closed as soon as accepted, past a port's or a remote address's limit")
+        .description("connections refused: past a port's or a remote address's limit, or by protected mode")
         .register(registry);
   }
 

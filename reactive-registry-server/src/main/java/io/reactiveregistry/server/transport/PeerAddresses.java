@@ -50,10 +50,15 @@ final class PeerAddresses implements DuplexConnectionInterceptor {
     }
   }
 
-  /** The address of the connection whose SETUP is being handled on this thread, as {@code host:port}. */
-  static String take() {
+  /** The address of the connection whose SETUP is being handled on this thread; null if unknown. */
+  static SocketAddress take() {
     SocketAddress address = SETTING_UP.get();
     SETTING_UP.remove();
+    return address;
+  }
+
+  /** {@code host:port}, for people. */
+  static String label(SocketAddress address) {
     if (address instanceof InetSocketAddress inet) {
       return inet.getHostString() + ":" + inet.getPort();
     }

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.transport;
 
+import io.micrometer.core.instrument.Counter;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.MalformedBodyException;
@@ -7,10 +8,12 @@ import io.reactiveregistry.protocol.message.SetupData;
 import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.security.ProtectedMode;
 import io.rsocket.ConnectionSetupPayload;
 import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.exceptions.RejectedSetupException;
+import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -30,8 +33,13 @@ final class SetupAcceptor implements SocketAcceptor {
   private final ServerMeters meters;
   private final AtomicLong connectionIds = new AtomicLong();
   private final AtomicInteger open = new AtomicInteger();
+  private final ProtectedMode protectedMode;
+  private final Counter refusedByProtectedMode;
 
-  SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits, ServerMeters meters) {
+  SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits, ServerMeters meters,
+      ProtectedMode protectedMode) {
+    this.protectedMode = protectedMode;
+    this.refusedByProtectedMode = meters.connectionsRefused("rsocket", "protected-mode");
     this.handlers = handlers;
     this.runtime = runtime;
     this.limits = limits;
@@ -40,7 +48,13 @@ final class SetupAcceptor implements SocketAcceptor {
 
   @Override
   public Mono<RSocket> accept(ConnectionSetupPayload setup, RSocket sendingSocket) {
-    String peer = PeerAddresses.take();
+    SocketAddress remote = PeerAddresses.take();
+    String protectedRefusal = protectedMode.refusal(remote);
+    if (protectedRefusal != null) {
+      refusedByProtectedMode.increment();
+      return Mono.error(new RejectedSetupException(protectedRefusal));
+    }
+    String peer = PeerAddresses.label(remote);
     if (!Protocol.DATA_MIME_TYPE.equals(setup.dataMimeType())) {
       return Mono.error(new RejectedSetupException("data MIME type must be " + Protocol.DATA_MIME_TYPE
           + " (got '" + setup.dataMimeType() + "'); metadata MIME type should be " + Protocol.METADATA_MIME_TYPE));

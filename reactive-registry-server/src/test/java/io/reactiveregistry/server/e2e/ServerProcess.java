@@ -20,18 +20,20 @@ final class ServerProcess implements AutoCloseable {
   private final Process process;
   private final Path log;
   private final int port;
+  private final int webSocketPort;
   private final int httpPort;
 
-  private ServerProcess(Process process, Path log, int port, int httpPort) {
+  private ServerProcess(Process process, Path log, int port, int webSocketPort, int httpPort) {
     this.process = process;
     this.log = log;
     this.port = port;
+    this.webSocketPort = webSocketPort;
     this.httpPort = httpPort;
   }
 
   /** "listening: rsocket+tcp://127.0.0.1:7070, rsocket+ws://127.0.0.1:7071/rsocket, http://127.0.0.1:7080". */
   private static final Pattern LISTENING = Pattern.compile(
-      "listening: rsocket\\+tcp://\\S+:(\\d+), rsocket\\+ws://\\S+:\\d+/rsocket, http://[^\\s:]+:(\\d+)");
+      "listening: rsocket\\+tcp://\\S+:(\\d+), rsocket\\+ws://\\S+:(\\d+)/rsocket, http://[^\\s:]+:(\\d+)");
 
   /**
    * Starts a server and waits until it accepts connections. Every port is 0, picked by the
@@ -44,12 +46,27 @@ final class ServerProcess implements AutoCloseable {
 
   /** With a heap of {@code maxHeap} ({@code -Xmx}). */
   static ServerProcess start(String maxHeap, Path dataDir, Path log, String... extraArgs) throws IOException {
-    List<String> command = new ArrayList<>(List.of(
+    return launch(List.of(), "127.0.0.1", maxHeap, dataDir, log, extraArgs);
+  }
+
+  /**
+   * In a network namespace the test made ({@link NetworkNamespace}), listening on all of its
+   * addresses: clients in the test's own namespace reach it from a non-loopback address.
+   */
+  static ServerProcess startIn(NetworkNamespace namespace, Path dataDir, Path log, String... extraArgs)
+      throws IOException {
+    return launch(namespace.exec(), "0.0.0.0", "512m", dataDir, log, extraArgs);
+  }
+
+  private static ServerProcess launch(List<String> prefix, String host, String maxHeap, Path dataDir, Path log,
+      String... extraArgs) throws IOException {
+    List<String> command = new ArrayList<>(prefix);
+    command.addAll(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + maxHeap,
         "-XX:+ExitOnOutOfMemoryError", // as the README runs it
         "-XX:+AllowRedefinitionToAddDeleteMethods",
         "-cp", System.getProperty("java.class.path"), BlockHoundMain.class.getName(),
-        "--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", "--raft-port", "0",
+        "--host", host, "--port", "0", "--ws-port", "0", "--http-port", "0", "--raft-port", "0",
         "--data-dir", dataDir.toString()));
     command.addAll(List.of(extraArgs));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -65,7 +82,7 @@ final class ServerProcess implements AutoCloseable {
       Matcher listening = LISTENING.matcher(Files.readString(log));
       listening.find();
       return new ServerProcess(process, log, Integer.parseInt(listening.group(1)),
-          Integer.parseInt(listening.group(2)));
+          Integer.parseInt(listening.group(2)), Integer.parseInt(listening.group(3)));
     } catch (RuntimeException e) {
       process.destroyForcibly();
       throw e;
@@ -82,6 +99,10 @@ final class ServerProcess implements AutoCloseable {
 
   int port() {
     return port;
+  }
+
+  int webSocketPort() {
+    return webSocketPort;
   }
 
   int httpPort() {

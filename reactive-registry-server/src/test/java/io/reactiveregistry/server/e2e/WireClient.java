@@ -39,6 +39,11 @@ public final class WireClient implements AutoCloseable {
     return connect(TcpClient.newConnection().host("127.0.0.1").port(port), client);
   }
 
+  /** To a server at another address: only one the test made itself (see {@link NetworkNamespace}). */
+  public static WireClient connectTo(String host, int port, String client) {
+    return connect(TcpClient.newConnection().host(host).port(port), client);
+  }
+
   /** From another loopback address ({@code 127.0.0.2}...), as a client on another machine would. */
   public static WireClient connectFrom(String localAddress, int port, String client) {
     return connect(TcpClient.newConnection().host("127.0.0.1").port(port)
@@ -57,11 +62,16 @@ public final class WireClient implements AutoCloseable {
 
   /** The same client over RSocket's WebSocket transport, on the server's WebSocket port. */
   public static WireClient connectWebSocket(int port, String client) {
+    return connectWebSocketTo("127.0.0.1", port, client);
+  }
+
+  /** Over WebSocket to a server at another address: only one the test made itself. */
+  public static WireClient connectWebSocketTo(String host, int port, String client) {
     RSocket rsocket = RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(DefaultPayload.create("{\"client\":\"" + client + "\"}"))
-        .connect(WebsocketClientTransport.create(URI.create("ws://127.0.0.1:" + port + "/rsocket")))
+        .connect(WebsocketClientTransport.create(URI.create("ws://" + host + ":" + port + "/rsocket")))
         .block(Duration.ofSeconds(5));
     return new WireClient(rsocket);
   }

@@ -1,0 +1,107 @@
+package io.reactiveregistry.server.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A non-loopback peer made by the test itself, the only kind a test here may talk to: a Linux
+ * network namespace joined to the test's own by a veth pair with two addresses of a
+ * documentation range (192.0.2.0/24, never routed anywhere). A server started in it ({@link
+ * ServerProcess#startIn}) sees the test's connections come from {@link #hostAddress()}, which is
+ * not a loopback address. Needs root (or CAP_NET_ADMIN); {@link #create()} says when the machine
+ * does not allow it. {@link #close()} removes the namespace and the pair.
+ */
+final class NetworkNamespace implements AutoCloseable {
+  private final String name;
+  private final String hostSide;
+  private final String hostAddress;
+  private final String namespaceAddress;
+
+  private NetworkNamespace(String name, String hostSide, String hostAddress, String namespaceAddress) {
+    this.name = name;
+    this.hostSide = hostSide;
+    this.hostAddress = hostAddress;
+    this.namespaceAddress = namespaceAddress;
+  }
+
+  /** A namespace and its link, or null when this machine does not let the test make them. */
+  static NetworkNamespace create() throws IOException, InterruptedException {
+    long pid = ProcessHandle.current().pid();
+    // Names and a /30 of their own per test JVM, so that two runs on one machine do not collide.
+    int block = (int) (pid % 63);
+    String name = "rr-test-" + pid;
+    String hostSide = "rrh" + pid % 1_000_000;
+    String nsSide = "rrn" + pid % 1_000_000;
+    String hostAddress = "192.0.2." + (4 * block + 1);
+    String namespaceAddress = "192.0.2." + (4 * block + 2);
+    NetworkNamespace namespace = new NetworkNamespace(name, hostSide, hostAddress, namespaceAddress);
+    if (!run("ip", "netns", "add", name)) {
+      return null;
+    }
+    try {
+      boolean made = run("ip", "link", "add", hostSide, "type", "veth", "peer", "name", nsSide)
+          && run("ip", "link", "set", nsSide, "netns", name)
+          && run("ip", "addr", "add", hostAddress + "/30", "dev", hostSide)
+          && run("ip", "link", "set", hostSide, "up")
+          && run("ip", "netns", "exec", name, "ip", "addr", "add", namespaceAddress + "/30", "dev", nsSide)
+          && run("ip", "netns", "exec", name, "ip", "link", "set", nsSide, "up")
+          && run("ip", "netns", "exec", name, "ip", "link", "set", "lo", "up");
+      if (!made) {
+        namespace.close();
+        return null;
+      }
+      return namespace;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      namespace.close();
+      throw e;
+    }
+  }
+
+  /** The test's side of the link: where its connections come from, as the server sees them. */
+  String hostAddress() {
+    return hostAddress;
+  }
+
+  /** The namespace's side: where a server in it is reached. */
+  String namespaceAddress() {
+    return namespaceAddress;
+  }
+
+  /** The command prefix that runs a command inside the namespace. */
+  List<String> exec() {
+    return List.of("ip", "netns", "exec", name);
+  }
+
+  /** Runs a command inside the namespace and returns what it printed (its exit status must be 0). */
+  String run(List<String> command) throws IOException, InterruptedException {
+    List<String> full = new ArrayList<>(exec());
+    full.addAll(command);
+    Process process = new ProcessBuilder(full).redirectErrorStream(true).start();
+    if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+      process.destroyForcibly();
+      throw new IllegalStateException(full + " failed: "
+          + new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+    return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void close() throws IOException, InterruptedException {
+    run("ip", "netns", "del", name); // takes its end of the pair, and with it the other end
+    run("ip", "link", "del", hostSide); // in case the pair was made but not moved
+  }
+
+  private static boolean run(String... command) throws IOException, InterruptedException {
+    Process process;
+    try {
+      process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    } catch (IOException noSuchCommand) {
+      return false; // no iproute2 here
+    }
+    process.getInputStream().readAllBytes();
+    return process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0;
+  }
+}
