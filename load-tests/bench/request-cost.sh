@@ -2,8 +2,9 @@
 # Requests/s and server CPU per request of one server jar, in two shapes a fleet produces: 128 in
 # flight on each connection, and one at a time on each (a request arriving alone on its connection
 # pays its own read, wake-up and flush).
-# Usage: load-tests/bench/request-cost.sh [server-jar] [registrations|queries|all]
-#   (defaults: this checkout's jar, all)
+# Usage: load-tests/bench/request-cost.sh [server-jar] [registrations|queries|all] [none|tokens]
+#   (defaults: this checkout's jar, all, none). With "tokens" the server has a token file and every
+#   virtual user presents a token (read and write on every namespace) in its SETUP.
 # Registrations: RegistrationStorm on 50 connections; queries: QueryStorm of a 20-instance service.
 # Starts the server (default settings, durable state in a scratch directory), warms it with two
 # runs of each shape, and prints the third of each. Build first: mvn -q -DskipTests package
@@ -11,14 +12,26 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 jar="${1:-reactive-registry-server/target/reactive-registry-server.jar}"
 what="${2:-all}"
+auth="${3:-none}"
 data=$(mktemp -d)
-java -XX:+ExitOnOutOfMemoryError -jar "$jar" --port 7070 --data-dir "$data" > target-bench-server.log 2>&1 &
+tokens=$(mktemp)
+server_args=()
+load_args=()
+if [ "$auth" = tokens ]; then
+  token=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  printf '{"tokens":[{"name":"bench","sha256":"%s","permissions":{"*":["read","write"]}}]}' \
+    "$(printf %s "$token" | sha256sum | cut -d' ' -f1)" > "$tokens"
+  server_args=(--token-file "$tokens")
+  load_args=(--token "$token")
+fi
+java -XX:+ExitOnOutOfMemoryError -jar "$jar" --port 7070 --data-dir "$data" "${server_args[@]}" \
+  > target-bench-server.log 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$data" target-bench-server.log' EXIT
+trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$data" "$tokens" target-bench-server.log' EXIT
 for i in $(seq 1 60); do grep -q listening target-bench-server.log 2>/dev/null && break; sleep 0.5; done
 
 run() {
-  java -jar load-tests/target/load-tests.jar "$@" --server-pid "$server" 2>&1 \
+  java -jar load-tests/target/load-tests.jar "$@" --server-pid "$server" "${load_args[@]}" 2>&1 \
     | grep -E "^(RegistrationStorm|QueryStorm|register |query |server CPU)" || true
 }
 measure() {

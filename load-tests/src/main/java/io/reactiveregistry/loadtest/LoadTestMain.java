@@ -44,6 +44,11 @@ public final class LoadTestMain implements Callable<Integer> {
   @Option(names = "--target", defaultValue = "tcp://127.0.0.1:7070", description = "Server. Default: ${DEFAULT-VALUE}")
   String target;
 
+  @Option(names = "--token", defaultValue = "${env:REGISTRY_TOKEN}",
+      description = "Bearer token each virtual user presents in its SETUP, for a server with tokens (default: the "
+          + "REGISTRY_TOKEN variable)")
+  String token;
+
   @Option(names = "--reports-dir", defaultValue = "load-tests/target/reports",
       description = "Where HTML reports go. Default: ${DEFAULT-VALUE}")
   Path reportsDir;
@@ -73,7 +78,7 @@ public final class LoadTestMain implements Callable<Integer> {
   public Integer call() {
     Params params = new Params(parse(parameters));
     var sim = BuiltIn.build(simulation, params);
-    Target server = Target.parse(target);
+    Target server = Target.parse(target).withToken(token);
     java.net.URI metrics = metricsUrl != null ? metricsUrl
         : java.net.URI.create("http://" + server.host() + ":7080/metrics");
     RunResult result = Runner.run(sim, server, params.used(), serverPid, metrics);

@@ -1,12 +1,17 @@
 package io.reactiveregistry.client;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.SetupData;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
+import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -38,6 +44,8 @@ final class ConnectionManager implements Disposable {
   private final List<URI> servers;
   private final String clientName;
   private final Duration minBackoff;
+  /** The bearer token every connection presents in its SETUP; null for none. */
+  private final @Nullable String token;
   private final Duration maxBackoff;
   private final Duration connectTimeout;
   private final ClientMeters meters;
@@ -48,8 +56,9 @@ final class ConnectionManager implements Disposable {
   private volatile Disposable connecting;
   private volatile Link current;
 
-  ConnectionManager(List<URI> servers, String clientName, Duration minBackoff, Duration maxBackoff,
-      Duration connectTimeout, RandomGenerator random, ClientMeters meters) {
+  ConnectionManager(List<URI> servers, String clientName, @Nullable String token, Duration minBackoff,
+      Duration maxBackoff, Duration connectTimeout, RandomGenerator random, ClientMeters meters) {
+    this.token = token;
     List<URI> shuffled = new ArrayList<>(servers);
     for (int i = shuffled.size() - 1; i > 0; i--) {
       Collections.swap(shuffled, i, random.nextInt(i + 1));
@@ -106,7 +115,8 @@ final class ConnectionManager implements Disposable {
     return RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
-        .setupPayload(DefaultPayload.create(setup))
+        .setupPayload(token == null ? DefaultPayload.create(setup) : ByteBufPayload.create(
+            Unpooled.copiedBuffer(setup, StandardCharsets.UTF_8), BearerMetadata.composite(ByteBufAllocator.DEFAULT, token)))
         .connect(ClientTransports.tcp(server.getHost(), server.getPort()))
         .timeout(connectTimeout)
         .map(socket -> new Link(socket, generations.incrementAndGet(), server));

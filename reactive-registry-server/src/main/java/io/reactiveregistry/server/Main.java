@@ -227,6 +227,12 @@ public final class Main implements Callable<Integer> {
           + "mode: only loopback connections are served. Default: ${DEFAULT-VALUE}")
   boolean allowUnauthenticated;
 
+  @Option(names = "--token-file",
+      description = "JSON file of the bearer tokens the server accepts (their SHA-256 hashes, names and permissions "
+          + "by namespace); read again when it changes. With it every request needs a token, from any address. "
+          + "Default: none")
+  Path tokenFile;
+
   @Option(names = "--in-memory", arity = "0..1",
       description = "Keep durable state in memory only: nothing survives a restart (trying things out, tests).")
   boolean inMemory;
@@ -297,7 +303,7 @@ public final class Main implements Callable<Integer> {
             : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites))
         .withExpiryTick(Duration.ofMillis(expiryTickMs))
         .withExpiryBudget(expiryBudget)
-        .withSecurity(new SecurityConfig(allowUnauthenticated));
+        .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile));
   }
 
   static final class Version implements CommandLine.IVersionProvider {

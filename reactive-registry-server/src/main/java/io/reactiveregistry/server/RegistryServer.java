@@ -15,7 +15,10 @@ import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.ProtectedMode;
+import io.reactiveregistry.server.security.SecurityConfig;
+import io.reactiveregistry.server.security.StaticTokens;
 import io.reactiveregistry.server.storage.DurableStore;
 import io.reactiveregistry.server.storage.RatisStore;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
@@ -51,6 +54,8 @@ public final class RegistryServer implements Disposable {
   /** How long answers already being written get before connections are closed at shutdown. */
   private static final Duration IN_FLIGHT_GRACE = Duration.ofMillis(200);
   /** How long replaying storage may take at start before the server gives up. */
+  /** How often the token file is read for changes: a revoked token's connections close within it. */
+  private static final Duration TOKEN_FILE_POLL = Duration.ofSeconds(1);
   private static final Duration RESTORE_TIMEOUT = Duration.ofMinutes(5);
   private static final Logger log = LoggerFactory.getLogger(RegistryServer.class);
 
@@ -123,7 +128,11 @@ public final class RegistryServer implements Disposable {
       // What failed beyond repair without a restart; null while nothing has.
       Supplier<String> storageFailure = () -> store == null ? null : store.failureDescription();
       ProtectedMode protectedMode = new ProtectedMode(config.security());
-      if (protectedMode.on()) {
+      Access access = access(config.security(), serverMeters);
+      if (access.required()) {
+        log.info("tokens: {} read from {}; every request needs one (watched for changes)",
+            access.tokens().size(), access.tokens().file().toAbsolutePath());
+      } else if (protectedMode.on()) {
         log.info("protected mode: only loopback connections are served (no credentials are configured; "
             + "--allow-unauthenticated serves other hosts)");
       } else {
@@ -132,7 +141,7 @@ public final class RegistryServer implements Disposable {
       }
       RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock, serverMeters,
           () -> store == null ? "IN_MEMORY" : storageFailure.get() == null ? "OK" : "FAILED: " + storageFailure.get(),
-          protectedMode);
+          protectedMode, access);
       registerGauges(serverMeters, runtime, endpoint);
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
       AtomicBoolean ready = new AtomicBoolean();
@@ -141,7 +150,7 @@ public final class RegistryServer implements Disposable {
           Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure,
           new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
               serverMeters.connectionsRefused("http", "address")),
-          protectedMode, serverMeters.connectionsRefused("http", "protected-mode"));
+          protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access);
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = restored == null ? Mono.empty()
@@ -152,6 +161,8 @@ public final class RegistryServer implements Disposable {
           .map(ports -> {
             ServerConfig.HealthChecks checks = config.healthChecks();
             Disposable ticker = Disposables.composite(
+                access.required() ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
+                    : Disposables.disposed(),
                 new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel()),
                 new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency())
                     .start(Schedulers.parallel()));
@@ -275,6 +286,18 @@ public final class RegistryServer implements Disposable {
           }
         })
         .subscribeOn(Schedulers.boundedElastic());
+  }
+
+  /** Requests need a token when a token file is configured; a file that breaks a rule stops the start. */
+  private static Access access(SecurityConfig security, ServerMeters meters) {
+    if (security.tokenFile() == null) {
+      return Access.OPEN;
+    }
+    try {
+      return new Access(StaticTokens.read(security.tokenFile()), meters.authenticationsFailed()::increment);
+    } catch (IOException e) {
+      throw new UncheckedIOException("token file " + security.tokenFile() + " cannot be read: " + e.getMessage(), e);
+    }
   }
 
   private static void registerGauges(ServerMeters meters, RegistryRuntime runtime, RSocketEndpoint endpoint) {

@@ -114,6 +114,7 @@ class SettingsTableTest {
         integer("--expiry-budget", "11", "12", "13", ServerConfig::expiryBudget),
         setting("--allow-unauthenticated", "true", "false", "true", c -> c.security().allowUnauthenticated(),
             Boolean::valueOf),
+        setting("--token-file", "t1.json", "t2.json", "t3.json", c -> c.security().tokenFile(), Path::of),
         setting("--in-memory", "true", "false", "true", c -> !c.storage().durable(), Boolean::valueOf));
   }
 

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.reactiveregistry.client.ClientTransports;
 import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
@@ -37,6 +38,11 @@ public final class RegistryCli implements Callable<Integer> {
 
   @Option(names = {"-d", "--data"}, defaultValue = "{}", description = "JSON body. Default: ${DEFAULT-VALUE}")
   String data;
+
+  @Option(names = "--token", defaultValue = "${env:REGISTRY_TOKEN}",
+      description = "Bearer token presented in the SETUP, for a server with tokens (default: the REGISTRY_TOKEN "
+          + "variable, which keeps it out of shell history)")
+  String token;
 
   @Option(names = "--client", defaultValue = "registry-cli", description = "Client label sent in SETUP data")
   String client;
@@ -78,12 +84,18 @@ public final class RegistryCli implements Callable<Integer> {
     System.exit(new CommandLine(new RegistryCli()).execute(args));
   }
 
+  private Payload setup() {
+    String data = "{\"client\":\"" + client.replace("\"", "") + "\"}";
+    return token == null || token.isEmpty() ? DefaultPayload.create(data) : ByteBufPayload.create(
+        Unpooled.copiedBuffer(data, StandardCharsets.UTF_8), BearerMetadata.composite(ByteBufAllocator.DEFAULT, token));
+  }
+
   @Override
   public Integer call() {
     RSocket rsocket = RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
-        .setupPayload(DefaultPayload.create("{\"client\":\"" + client.replace("\"", "") + "\"}"))
+        .setupPayload(setup())
         .connect(ClientTransports.tcp(target.getHost(), target.getPort()))
         .block(Duration.ofSeconds(10));
     try {

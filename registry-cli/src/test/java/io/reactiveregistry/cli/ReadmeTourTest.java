@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -129,6 +130,37 @@ class ReadmeTourTest {
       if (!line.args().contains("--fnf")) {
         assertThat(result.out()).as(line.text()).startsWith("{");
       }
+    }
+  }
+
+  /**
+   * "Tokens and permissions": the README's own shell lines make the tokens and the token file
+   * (run with bash, as a reader would), the server starts with that file, and each {@code $CLI}
+   * line, its token put where the README says {@code "$APP_TOKEN"}, prints what the README shows.
+   */
+  @Test
+  void theTokensSectionRunsAsWritten() throws Exception {
+    String tokens = section("## Securing the registry");
+    int open = tokens.indexOf("```sh\nAPP_TOKEN=");
+    String script = tokens.substring(open + "```sh\n".length(), tokens.indexOf("\njava ", open));
+    Process bash = new ProcessBuilder("bash", "-euc", script + "\nprintf '%s\\n%s\\n' \"$APP_TOKEN\" \"$OPS_TOKEN\"")
+        .directory(data.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    List<String> made = new String(bash.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+    assertThat(bash.waitFor()).as("the README's lines that make the token file").isZero();
+    assertThat(made).hasSize(2).allSatisfy(token -> assertThat(token).matches("[0-9a-f]{64}"));
+    server = RegistryServer.start(ServerConfig.ephemeralLoopback()
+        .withSecurity(new SecurityConfig(false, data.resolve("tokens.json")))).block(Duration.ofSeconds(30));
+
+    List<Line> lines = Line.parse(tokens);
+    assertThat(lines).hasSizeGreaterThanOrEqualTo(4);
+    for (Line written : lines) {
+      List<String> args = written.args().stream()
+          .map(word -> word.replace("\"$APP_TOKEN\"", made.get(0)).replace("\"$OPS_TOKEN\"", made.get(1))).toList();
+      Line line = new Line(written.text(), args, written.expected(), written.before());
+      Result result = run(line);
+      boolean refusal = line.expected() != null && line.expected().startsWith("{\"code\"");
+      assertThat(result.exitCode()).as(line.text() + "\n" + result.err()).isEqualTo(refusal ? 1 : 0);
+      assertThat(refusal ? result.err() : result.out()).as(line.text()).isEqualTo(line.expected());
     }
   }
 

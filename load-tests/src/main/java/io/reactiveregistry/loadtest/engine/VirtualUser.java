@@ -7,6 +7,7 @@ import io.netty.buffer.Unpooled;
 import io.reactiveregistry.client.ClientTransports;
 import io.reactiveregistry.loadtest.metrics.Metrics;
 import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
@@ -68,12 +69,19 @@ public final class VirtualUser {
     return closeMarks;
   }
 
+  private Payload setup() {
+    String data = "{\"client\":\"load-user-" + id + "\"}";
+    return target.token() == null ? DefaultPayload.create(data) : ByteBufPayload.create(
+        Unpooled.copiedBuffer(data, java.nio.charset.StandardCharsets.UTF_8),
+        BearerMetadata.composite(ByteBufAllocator.DEFAULT, target.token()));
+  }
+
   public Mono<Void> connect() {
     long start = System.nanoTime();
     return RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
-        .setupPayload(DefaultPayload.create("{\"client\":\"load-user-" + id + "\"}"))
+        .setupPayload(setup())
         .connect(ClientTransports.tcp(target.host(), target.port()))
         .doOnNext(socket -> {
           rsocket = socket;

@@ -12,21 +12,26 @@ import java.util.Map;
  */
 public sealed interface Command {
 
+  /** A command about one service: the edges check the caller's permission on its namespace. */
+  sealed interface OfService extends Command {
+    ServiceKey service();
+  }
+
   /** Registers an instance, or updates it; a registration from another connection takes an ephemeral one over. */
-  record Register(Owner owner, ServiceKey service, boolean ephemeral, InstanceSpec instance) implements Command {}
+  record Register(Owner owner, ServiceKey service, boolean ephemeral, InstanceSpec instance) implements OfService {}
 
   /** Makes the connection's instances of an ephemeral service exactly these. */
-  record BatchRegister(Owner owner, ServiceKey service, List<InstanceSpec> instances) implements Command {
+  record BatchRegister(Owner owner, ServiceKey service, List<InstanceSpec> instances) implements OfService {
     public BatchRegister {
       instances = List.copyOf(instances);
     }
   }
 
   /** Removes an instance; only its owner may remove an ephemeral one. */
-  record Deregister(Owner owner, ServiceKey service, String instanceId) implements Command {}
+  record Deregister(Owner owner, ServiceKey service, String instanceId) implements OfService {}
 
   /** A heartbeat naming one instance: refreshes it, or re-creates it when the server no longer has it. */
-  record Heartbeat(Owner owner, ServiceKey service, InstanceSpec instance) implements Command {}
+  record Heartbeat(Owner owner, ServiceKey service, InstanceSpec instance) implements OfService {}
 
   /** A heartbeat with an empty body: refreshes every instance the connection owns. */
   record HeartbeatAll(Owner owner) implements Command {}
@@ -36,28 +41,28 @@ public sealed interface Command {
 
   /** An operator defines a service; it stays, even empty, until deleted. */
   record CreateService(Owner actor, ServiceKey service, boolean ephemeral, double protectThreshold,
-      Map<String, String> metadata) implements Command {}
+      Map<String, String> metadata) implements OfService {}
 
   /** Changes the settings given (a null one is left alone); the type never changes. */
   record UpdateService(Owner actor, ServiceKey service, Boolean ephemeral, Double protectThreshold,
-      Map<String, String> metadata) implements Command {}
+      Map<String, String> metadata) implements OfService {}
 
   /** Deletes an empty service. */
-  record DeleteService(Owner actor, ServiceKey service) implements Command {}
+  record DeleteService(Owner actor, ServiceKey service) implements OfService {}
 
   /** Replaces an instance's operator override; fields left out stop being overridden. */
   record OverrideInstance(Owner actor, ServiceKey service, String instanceId, InstanceOverride value)
-      implements Command {}
+      implements OfService {}
 
   /**
    * Changes only the given fields of an instance's override; in {@code metadata} a key mapped to null
    * stops being overridden.
    */
   record PatchInstance(Owner actor, ServiceKey service, String instanceId, Boolean enabled, Double weight,
-      Map<String, String> metadata) implements Command {}
+      Map<String, String> metadata) implements OfService {}
 
   /** A health check's result for a persistent instance. */
-  record RecordHealth(ServiceKey service, String instanceId, boolean healthy) implements Command {}
+  record RecordHealth(ServiceKey service, String instanceId, boolean healthy) implements OfService {}
 
   /** Applies heartbeat deadlines that have passed (at most the expiry budget of them). */
   record Expire() implements Command {}

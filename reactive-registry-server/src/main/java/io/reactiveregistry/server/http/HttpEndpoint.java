@@ -2,6 +2,7 @@ package io.reactiveregistry.server.http;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.reactiveregistry.protocol.ErrorCode;
@@ -17,6 +18,9 @@ import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.ErrorTable;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.security.Access;
+import io.reactiveregistry.server.security.Permission;
+import io.reactiveregistry.server.security.Principal;
 import io.reactiveregistry.server.security.ProtectedMode;
 import io.reactiveregistry.server.wire.ServicePages;
 import io.reactiveregistry.server.wire.WireViews;
@@ -27,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
@@ -44,6 +49,7 @@ import reactor.netty.http.server.HttpServerResponse;
 public final class HttpEndpoint {
   private static final String JSON = "application/json";
   private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
+  private static final String BEARER = "Bearer ";
   private static final Set<String> PATHS = Set.of("/health", "/ready", "/metrics", "/api/v1/services");
 
   private final RegistryRuntime runtime;
@@ -55,6 +61,7 @@ public final class HttpEndpoint {
   private final ConnectionDoor door;
   private final ProtectedMode protectedMode;
   private final Counter refusedByProtectedMode;
+  private final Access access;
 
   /**
    * @param failure what failed beyond repair without a restart (durable storage), or null while
@@ -62,7 +69,8 @@ public final class HttpEndpoint {
    */
   public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready,
       Duration idleTimeout, Supplier<String> failure, ConnectionDoor door, ProtectedMode protectedMode,
-      Counter refusedByProtectedMode) {
+      Counter refusedByProtectedMode, Access access) {
+    this.access = access;
     this.door = door;
     this.protectedMode = protectedMode;
     this.refusedByProtectedMode = refusedByProtectedMode;
@@ -94,8 +102,7 @@ public final class HttpEndpoint {
                 : json(response, HttpResponseStatus.SERVICE_UNAVAILABLE, Map.of("status", "NOT_READY")))
             // Past the probes, which tell an orchestrator only whether the server runs: protected mode.
             .route(request -> protectedMode.refusal(request.remoteAddress()) != null, this::forbidden)
-            .get("/metrics", (request, response) -> response.status(HttpResponseStatus.OK)
-                .header("Content-Type", PROMETHEUS).sendString(Mono.fromSupplier(meters::scrape)))
+            .get("/metrics", this::metrics)
             .get("/api/v1/services", (request, response) -> answer(response, () -> list(request)))
             .get("/api/v1/services/{namespace}/{group}/{service}",
                 (request, response) -> answer(response, () -> snapshot(request)))
@@ -104,9 +111,36 @@ public final class HttpEndpoint {
         .map(DisposableServer.class::cast);
   }
 
+  /** The metrics name no service or instance: any principal may read them. */
+  private Publisher<Void> metrics(HttpServerRequest request, HttpServerResponse response) {
+    try {
+      access.require(principalOf(request), null, null);
+    } catch (RuntimeException e) {
+      return refusal(response, e);
+    }
+    return response.status(HttpResponseStatus.OK).header("Content-Type", PROMETHEUS)
+        .sendString(Mono.fromSupplier(meters::scrape));
+  }
+
+  /** The principal of the request's {@code Authorization: Bearer} token; null without one. */
+  private @Nullable Principal principalOf(HttpServerRequest request) {
+    if (!access.required()) {
+      return null;
+    }
+    String header = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
+    if (header == null) {
+      return null;
+    }
+    if (!header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+      throw new EdgeRefusal(ErrorCode.UNAUTHENTICATED, "the Authorization header must be 'Bearer <token>'");
+    }
+    return access.authenticate(header.substring(BEARER.length()).trim()).principal();
+  }
+
   private ServiceList list(HttpServerRequest request) {
     Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
     String namespace = Names.orDefault("namespace", first(params, "namespace"), ServiceKey.DEFAULT_NAMESPACE);
+    access.require(principalOf(request), Permission.READ, namespace);
     String group = first(params, "group") == null ? null : Names.require("group", first(params, "group"));
     Integer page = whole(params, "page");
     Integer pageSize = whole(params, "pageSize");
@@ -117,6 +151,7 @@ public final class HttpEndpoint {
   private Object snapshot(HttpServerRequest request) {
     Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
     ServiceKey key = ServiceKey.of(request.param("namespace"), request.param("group"), request.param("service"));
+    access.require(principalOf(request), Permission.READ, key.namespace());
     ViewFilter filter = ViewFilter.of(clusters(params.get("clusters")), Boolean.parseBoolean(first(params,
         "healthyOnly")));
     ServiceView view = runtime.read(registry -> registry.view(key, filter));
@@ -130,9 +165,16 @@ public final class HttpEndpoint {
     try {
       return json(response, HttpResponseStatus.OK, body.get());
     } catch (RuntimeException e) {
-      WireError error = ErrorTable.of(e);
-      return json(response, HttpResponseStatus.valueOf(error.httpStatus()), error.body());
+      return refusal(response, e);
     }
+  }
+
+  private static Publisher<Void> refusal(HttpServerResponse response, RuntimeException e) {
+    WireError error = ErrorTable.of(e);
+    if (error.httpStatus() == HttpResponseStatus.UNAUTHORIZED.code()) {
+      response.header(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+    }
+    return json(response, HttpResponseStatus.valueOf(error.httpStatus()), error.body());
   }
 
   /**

@@ -141,6 +141,12 @@ public final class ServerMeters {
         .register(registry);
   }
 
+  public Counter authenticationsFailed() {
+    return Counter.builder("registry.authentications.failed")
+        .description("bearer tokens presented that are not valid (unknown, revoked), on every port")
+        .register(registry);
+  }
+
   public MeterRegistry registry() {
     return registry;
   }

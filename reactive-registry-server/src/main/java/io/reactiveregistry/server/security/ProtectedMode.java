@@ -14,8 +14,8 @@ public final class ProtectedMode {
   private final boolean on;
 
   public ProtectedMode(SecurityConfig config) {
-    // Credentials (tokens) will lift it too, once the server has them.
-    this.on = !config.allowUnauthenticated();
+    // With credentials every request needs a principal, wherever it comes from.
+    this.on = !config.allowUnauthenticated() && !config.credentials();
   }
 
   public boolean on() {
@@ -33,7 +33,7 @@ public final class ProtectedMode {
     }
     String from = address == null ? String.valueOf(remote) : address.getHostAddress();
     return "connection from " + from + " refused: this server is in protected mode and serves only loopback "
-        + "connections while no credentials are configured; start it with --allow-unauthenticated to serve other "
-        + "hosts (only on a network you trust)";
+        + "connections while no credentials are configured; configure tokens (--token-file), or start it with "
+        + "--allow-unauthenticated to serve other hosts without credentials (only on a network you trust)";
   }
 }

@@ -3,6 +3,7 @@ package io.reactiveregistry.server.transport;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.server.core.Command;
@@ -12,6 +13,8 @@ import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.security.Access;
+import io.reactiveregistry.server.security.Principal;
 import io.reactiveregistry.server.wire.CommandDecoder;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
@@ -20,6 +23,7 @@ import io.rsocket.util.DefaultPayload;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,9 +44,14 @@ final class ConnectionSession implements RSocket {
   private final ServerMeters meters;
   private final AtomicInteger subscriptions = new AtomicInteger();
   private final AtomicBoolean released = new AtomicBoolean();
+  private final Access access;
+  /** Who the SETUP's token speaks for, as the token file says now; null without one. */
+  private volatile @Nullable Principal principal;
 
   ConnectionSession(Owner owner, RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits,
-      ServerMeters meters) {
+      ServerMeters meters, Access access, @Nullable Principal principal) {
+    this.access = access;
+    this.principal = principal;
     this.owner = owner;
     this.handlers = handlers;
     this.runtime = runtime;
@@ -54,6 +63,20 @@ final class ConnectionSession implements RSocket {
     return owner;
   }
 
+  /** The SETUP token's principal after the token file changed (its permissions may have). */
+  void principal(Principal now) {
+    this.principal = now;
+  }
+
+  /** Who a request acts for: its own bearer token's principal, else its connection's (null: nobody). */
+  private @Nullable Principal principalOf(Payload payload) {
+    if (!access.required()) {
+      return null;
+    }
+    String token = BearerMetadata.read(payload.hasMetadata() ? payload.sliceMetadata() : null);
+    return token == null ? principal : access.authenticate(token).principal();
+  }
+
   @Override
   public Mono<Payload> requestResponse(Payload payload) {
     long start = System.nanoTime();
@@ -61,10 +84,11 @@ final class ConnectionSession implements RSocket {
     try {
       route = RouteResolver.resolve(payload, Interaction.REQUEST_RESPONSE);
       checkSize(payload);
+      Principal caller = principalOf(payload);
       if (!CommandDecoder.decodes(route)) {
-        return reply(route, start, handlers.read(route, payload.sliceData()));
+        return reply(route, start, handlers.read(caller, route, payload.sliceData()));
       }
-      CompletableFuture<Outcome> outcome = handlers.command(owner, route, payload.sliceData());
+      CompletableFuture<Outcome> outcome = handlers.command(owner, caller, route, payload.sliceData());
       if (outcome.isDone()) { // in memory only: answered at once
         return reply(route, start, RequestHandlers.answer(outcome.join())); // join rethrows, caught below
       }
@@ -122,7 +146,7 @@ final class ConnectionSession implements RSocket {
             + limits.maxSubscriptionsPerConnection() + " open subscriptions, the most allowed");
       }
       try {
-        Flux<Payload> stream = handlers.stream(route, payload.sliceData())
+        Flux<Payload> stream = handlers.stream(principalOf(payload), route, payload.sliceData())
             .map(DefaultPayload::create)
             .onErrorMap(error -> !(error instanceof ApplicationErrorException), ErrorMapping::toWire)
             .doFinally(signal -> subscriptions.decrementAndGet());
@@ -144,7 +168,7 @@ final class ConnectionSession implements RSocket {
     try {
       Route route = RouteResolver.resolve(payload, Interaction.FIRE_AND_FORGET);
       checkSize(payload);
-      handlers.fire(owner, route, payload.sliceData());
+      handlers.fire(owner, principalOf(payload), route, payload.sliceData());
     } catch (RuntimeException | Error e) {
       // Fire-and-forget cannot be answered: an invalid heartbeat is dropped and counted.
       handlers.countDroppedHeartbeat();

@@ -13,6 +13,7 @@ import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.http.SlowClients;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.ProtectedMode;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.exceptions.ConnectionCloseException;
@@ -61,9 +62,9 @@ public final class RSocketEndpoint {
 
   /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
   public RSocketEndpoint(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, ServerLimits limits,
-      InstantSource clock, ServerMeters meters, Supplier<String> storage, ProtectedMode protectedMode) {
-    this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage);
-    this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters, protectedMode);
+      InstantSource clock, ServerMeters meters, Supplier<String> storage, ProtectedMode protectedMode, Access access) {
+    this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage, access);
+    this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters, protectedMode, access);
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
     this.meters = meters;

@@ -29,6 +29,7 @@ import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.protocol.message.TraceQuery;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.audit.TraceHub;
+import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.Outcome.Counted;
 import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
@@ -42,6 +43,9 @@ import io.reactiveregistry.server.errors.ErrorTable;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.security.Access;
+import io.reactiveregistry.server.security.Permission;
+import io.reactiveregistry.server.security.Principal;
 import io.reactiveregistry.server.wire.CommandDecoder;
 import io.reactiveregistry.server.wire.OutcomeEncoder;
 import io.reactiveregistry.server.wire.ServicePages;
@@ -49,6 +53,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -71,10 +76,12 @@ final class RequestHandlers {
   private final SnapshotCache snapshots = new SnapshotCache(100_000);
 
   private final Supplier<String> storage;
+  private final Access access;
 
   RequestHandlers(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
-      ServerMeters meters, Supplier<String> storage) {
+      ServerMeters meters, Supplier<String> storage, Access access) {
     this.storage = storage;
+    this.access = access;
     this.runtime = runtime;
     this.trace = trace;
     this.meters = meters;
@@ -100,8 +107,20 @@ final class RequestHandlers {
    * Applies a command route's command ({@link CommandDecoder}): its outcome, once it may be answered
    * (a durable one once committed).
    */
-  CompletableFuture<Outcome> command(Owner owner, Route route, ByteBuf data) {
-    return runtime.submit(CommandDecoder.decode(route, owner, data));
+  CompletableFuture<Outcome> command(Owner owner, @Nullable Principal principal, Route route, ByteBuf data) {
+    return runtime.submit(authorized(principal, route, CommandDecoder.decode(route, owner, data)));
+  }
+
+  /** The command, once its caller may run it: the route's permission on the command's namespace. */
+  private Command authorized(@Nullable Principal principal, Route route, Command command) {
+    if (access.required()) {
+      if (command instanceof Command.OfService about) {
+        access.require(principal, Permission.of(route), about.service().namespace());
+      } else { // a heartbeat for all the connection owns: what it owns, it registered with write permission
+        access.requireSomewhere(principal, Permission.of(route));
+      }
+    }
+    return command;
   }
 
   /** The answer to a command's outcome. */
@@ -111,29 +130,35 @@ final class RequestHandlers {
   }
 
   /** Answers a read route, at once. */
-  Answer read(Route route, ByteBuf data) {
+  Answer read(@Nullable Principal principal, Route route, ByteBuf data) {
     return switch (route) {
-      case SERVICE_QUERY -> new Answer.Json(query(json.decode(data, Query.class)));
-      case SERVICE_LIST -> new Answer.Body(list(json.decode(data, ServiceListQuery.class)));
-      case ADMIN_SERVICE_GET -> new Answer.Body(describe(json.decode(data, ServiceRef.class)));
-      case SERVER_INFO -> new Answer.Body(serverInfo());
+      case SERVICE_QUERY -> new Answer.Json(query(principal, json.decode(data, Query.class)));
+      case SERVICE_LIST -> new Answer.Body(list(principal, json.decode(data, ServiceListQuery.class)));
+      case ADMIN_SERVICE_GET -> new Answer.Body(describe(principal, json.decode(data, ServiceRef.class)));
+      case SERVER_INFO -> {
+        access.require(principal, null, null);
+        yield new Answer.Body(serverInfo());
+      }
       default -> throw notYetServed(route);
     };
   }
 
   /** Opens a request-stream route. */
-  Flux<byte[]> stream(Route route, ByteBuf data) {
+  Flux<byte[]> stream(@Nullable Principal principal, Route route, ByteBuf data) {
     if (route == Route.SERVICE_SUBSCRIBE) {
       Query query = json.decode(data, Query.class);
-      return runtime.subscribe(service(query.namespace(), query.group(), query.service()),
-          ViewFilter.of(query.clusters(), query.healthyOnly()));
+      ServiceKey key = service(query.namespace(), query.group(), query.service());
+      access.require(principal, Permission.READ, key.namespace());
+      return runtime.subscribe(key, ViewFilter.of(query.clusters(), query.healthyOnly()));
     }
     if (route == Route.ADMIN_TRACE) {
       TraceQuery query = json.decode(data, TraceQuery.class);
-      return trace.subscribe(new TraceHub.Filter(
+      TraceHub.Filter filter = new TraceHub.Filter(
           query.namespace() == null ? null : Names.require("namespace", query.namespace()),
           query.group() == null ? null : Names.require("group", query.group()),
-          query.service() == null ? null : Names.require("service", query.service())));
+          query.service() == null ? null : Names.require("service", query.service()));
+      access.require(principal, Permission.ADMIN, filter.namespace()); // no namespace: every one
+      return trace.subscribe(filter);
     }
     throw notYetServed(route);
   }
@@ -143,8 +168,8 @@ final class RequestHandlers {
    * heartbeat that changed nothing because it was not this connection's to give, or was refused, is
    * counted as dropped.
    */
-  void fire(Owner owner, Route route, ByteBuf data) {
-    Outcome outcome = runtime.execute(CommandDecoder.decode(route, owner, data));
+  void fire(Owner owner, @Nullable Principal principal, Route route, ByteBuf data) {
+    Outcome outcome = runtime.execute(authorized(principal, route, CommandDecoder.decode(route, owner, data)));
     if (outcome instanceof Counted all) {
       meters.heartbeats(all.count());
     } else if (outcome instanceof HeartbeatOutcome one) {
@@ -162,21 +187,24 @@ final class RequestHandlers {
     meters.heartbeatDropped();
   }
 
-  private ServiceList list(ServiceListQuery body) {
+  private ServiceList list(@Nullable Principal principal, ServiceListQuery body) {
     String namespace = Names.orDefault("namespace", body.namespace(), ServiceKey.DEFAULT_NAMESPACE);
+    access.require(principal, Permission.READ, namespace);
     String group = body.group() == null ? null : Names.require("group", body.group());
     List<ServiceSummary> all = runtime.read(registry -> registry.list(namespace, group, body.prefix()));
     return ServicePages.page(all, body.page(), body.pageSize());
   }
 
-  private ServiceDetail describe(ServiceRef body) {
+  private ServiceDetail describe(@Nullable Principal principal, ServiceRef body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
+    access.require(principal, Permission.ADMIN, key.namespace());
     return OutcomeEncoder.detail(runtime.read(registry -> registry.service(key))
         .orElseThrow(() -> new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist")));
   }
 
-  private byte[] query(Query body) {
+  private byte[] query(@Nullable Principal principal, Query body) {
     ServiceKey key = service(body.namespace(), body.group(), body.service());
+    access.require(principal, Permission.READ, key.namespace());
     ViewFilter filter = ViewFilter.of(body.clusters(), body.healthyOnly());
     return snapshots.query(runtime, key, filter);
   }

@@ -2,22 +2,29 @@ package io.reactiveregistry.server.transport;
 
 import io.micrometer.core.instrument.Counter;
 import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.MalformedBodyException;
 import io.reactiveregistry.protocol.message.SetupData;
 import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.ProtectedMode;
+import io.reactiveregistry.server.security.StaticTokens;
+import io.reactiveregistry.server.security.TokenFile;
 import io.rsocket.ConnectionSetupPayload;
 import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.exceptions.RejectedSetupException;
 import java.net.SocketAddress;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
 
 /**
@@ -35,10 +42,14 @@ final class SetupAcceptor implements SocketAcceptor {
   private final AtomicInteger open = new AtomicInteger();
   private final ProtectedMode protectedMode;
   private final Counter refusedByProtectedMode;
+  private final Access access;
+  private final Counter refusedByAuthentication;
 
   SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits, ServerMeters meters,
-      ProtectedMode protectedMode) {
+      ProtectedMode protectedMode, Access access) {
     this.protectedMode = protectedMode;
+    this.access = access;
+    this.refusedByAuthentication = meters.connectionsRefused("rsocket", "authentication");
     this.refusedByProtectedMode = meters.connectionsRefused("rsocket", "protected-mode");
     this.handlers = handlers;
     this.runtime = runtime;
@@ -73,19 +84,60 @@ final class SetupAcceptor implements SocketAcceptor {
       return Mono.error(new RejectedSetupException("setup data must be empty or a JSON object like "
           + "{\"client\": \"orders-app\", \"version\": \"1.4.2\"}: " + e.getMessage()));
     }
-    String label = client + "@" + peer;
+    TokenFile.Entry credential;
+    try {
+      credential = credential(setup);
+    } catch (RuntimeException e) { // the token is never part of the message
+      refusedByAuthentication.increment();
+      return Mono.error(new RejectedSetupException(ErrorMapping.body(e).message()));
+    }
+    String label = client + "@" + peer + (credential == null ? "" : "[" + credential.principal().name() + "]");
     Owner owner = new Owner(connectionIds.incrementAndGet(), label);
-    ConnectionSession session = new ConnectionSession(owner, handlers, runtime, limits, meters);
+    ConnectionSession session = new ConnectionSession(owner, handlers, runtime, limits, meters, access,
+        credential == null ? null : credential.principal());
     int nowOpen = open.incrementAndGet();
     log.info("connection opened: {} (id {}, {} open)", label, owner.id(), nowOpen);
+    Disposable revocation = credential == null ? Disposables.disposed()
+        : closeOnRevocation(credential, session, sendingSocket);
     sendingSocket.onClose()
         .doFinally(signal -> {
+          revocation.dispose();
           int released = session.release();
           log.info("connection closed: {} (id {}), released {} instance(s), {} open",
               label, owner.id(), released, open.decrementAndGet());
         })
         .subscribe(null, error -> { });
     return Mono.just(session);
+  }
+
+  /**
+   * The entry of the bearer token in the SETUP's metadata, or null without one (each request must
+   * then carry its own) or when no tokens are configured.
+   */
+  private TokenFile.Entry credential(ConnectionSetupPayload setup) {
+    if (!access.required() || !Protocol.METADATA_MIME_TYPE.equals(setup.metadataMimeType())) {
+      return null;
+    }
+    String token = BearerMetadata.read(setup.hasMetadata() ? setup.sliceMetadata() : null);
+    return token == null ? null : access.authenticate(token);
+  }
+
+  /**
+   * Follows the token file: a connection whose SETUP token is revoked is closed; one whose token's
+   * permissions changed acts with the new ones from its next request.
+   */
+  private Disposable closeOnRevocation(TokenFile.Entry credential, ConnectionSession session, RSocket connection) {
+    StaticTokens tokens = access.tokens();
+    return tokens.reloads().subscribe(count -> {
+      Optional<TokenFile.Entry> now = tokens.byHash(credential.sha256());
+      if (now.isPresent()) {
+        session.principal(now.get().principal());
+      } else {
+        log.info("closing connection {} (id {}): its token '{}' was revoked", session.owner().label(),
+            session.owner().id(), credential.principal().name());
+        connection.dispose();
+      }
+    });
   }
 
   int openConnections() {

@@ -2,8 +2,10 @@ package io.reactiveregistry.server.e2e;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
 import io.reactiveregistry.protocol.message.ErrorBody;
@@ -26,9 +28,49 @@ import reactor.netty.tcp.TcpClient;
 /** A bare RSocket client speaking the contract: a route in composite metadata and a JSON body. */
 public final class WireClient implements AutoCloseable {
   private final RSocket rsocket;
+  /** The bearer token every request carries in its own metadata; null for none. */
+  private final String requestToken;
 
   private WireClient(RSocket rsocket) {
+    this(rsocket, null);
+  }
+
+  private WireClient(RSocket rsocket, String requestToken) {
     this.rsocket = rsocket;
+    this.requestToken = requestToken;
+  }
+
+  /** The same connection, each request carrying {@code token} in its metadata (rsc's --authBearer). */
+  public WireClient bearer(String token) {
+    return new WireClient(rsocket, token);
+  }
+
+  /** A connection whose SETUP carries {@code token} (null: none) in its metadata. */
+  public static WireClient connectWithToken(int port, String client, String token) {
+    return new WireClient(connector(client, token)
+        .connect(TcpClientTransport.create(TcpClient.newConnection().host("127.0.0.1").port(port)))
+        .block(Duration.ofSeconds(5)));
+  }
+
+  /** Over WebSocket, the SETUP carrying {@code token} (null: none). */
+  public static WireClient connectWebSocketWithToken(int port, String client, String token) {
+    return new WireClient(connector(client, token)
+        .connect(WebsocketClientTransport.create(URI.create("ws://127.0.0.1:" + port + "/rsocket")))
+        .block(Duration.ofSeconds(5)));
+  }
+
+  private static RSocketConnector connector(String client, String token) {
+    ByteBuf metadata = Unpooled.EMPTY_BUFFER;
+    if (token != null) {
+      CompositeByteBuf composite = ByteBufAllocator.DEFAULT.compositeBuffer();
+      BearerMetadata.add(composite, ByteBufAllocator.DEFAULT, token);
+      metadata = composite;
+    }
+    return RSocketConnector.create()
+        .dataMimeType(Protocol.DATA_MIME_TYPE)
+        .metadataMimeType(Protocol.METADATA_MIME_TYPE)
+        .setupPayload(ByteBufPayload.create(Unpooled.copiedBuffer("{\"client\":\"" + client + "\"}",
+            StandardCharsets.UTF_8), metadata));
   }
 
   public static WireClient connect(int port) {
@@ -77,7 +119,18 @@ public final class WireClient implements AutoCloseable {
   }
 
   public static Payload payload(String route, String json) {
+    return payload(route, json, null);
+  }
+
+  /** A request: its route and, unless null, a bearer token, in composite metadata. */
+  public static Payload payload(String route, String json, String token) {
     ByteBuf metadata = route == null ? Unpooled.EMPTY_BUFFER : RouteMetadata.encode(ByteBufAllocator.DEFAULT, route);
+    if (token != null) {
+      CompositeByteBuf composite = metadata instanceof CompositeByteBuf c ? c
+          : ByteBufAllocator.DEFAULT.compositeBuffer().addComponent(true, metadata);
+      BearerMetadata.add(composite, ByteBufAllocator.DEFAULT, token);
+      metadata = composite;
+    }
     return ByteBufPayload.create(Unpooled.copiedBuffer(json, StandardCharsets.UTF_8), metadata);
   }
 
@@ -86,7 +139,7 @@ public final class WireClient implements AutoCloseable {
   }
 
   public Mono<String> request(String route, String json) {
-    return rsocket.requestResponse(payload(route, json)).map(WireClient::text);
+    return rsocket.requestResponse(payload(route, json, requestToken)).map(WireClient::text);
   }
 
   public String call(String route, String json) {
@@ -98,11 +151,11 @@ public final class WireClient implements AutoCloseable {
   }
 
   public void fire(String route, String json) {
-    rsocket.fireAndForget(payload(route, json)).block(Duration.ofSeconds(5));
+    rsocket.fireAndForget(payload(route, json, requestToken)).block(Duration.ofSeconds(5));
   }
 
   public Flux<String> stream(String route, String json) {
-    return rsocket.requestStream(payload(route, json)).map(WireClient::text);
+    return rsocket.requestStream(payload(route, json, requestToken)).map(WireClient::text);
   }
 
   /** The contract error a call failed with. */

@@ -31,6 +31,8 @@ class ProtectedModeTest {
     if (!served) {
       assertThat(refusal).contains("protected mode", "--allow-unauthenticated", remote.getAddress().getHostAddress());
     }
-    assertThat(new ProtectedMode(new SecurityConfig(true)).refusal(remote)).isNull();
+    assertThat(new ProtectedMode(new SecurityConfig(true, null)).refusal(remote)).isNull();
+    assertThat(new ProtectedMode(new SecurityConfig(false, java.nio.file.Path.of("tokens.json"))).refusal(remote))
+        .as("credentials lift protected mode: every request needs a token instead").isNull();
   }
 }

@@ -1,0 +1,98 @@
+package io.reactiveregistry.server.security;
+
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.codec.MalformedBodyException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The static tokens a server accepts, read from a JSON file that holds only their SHA-256 hashes:
+ *
+ * <pre>{@code
+ * {"tokens": [
+ *   {"name": "orders-app", "sha256": "<64 hex digits>", "permissions": {"prod": ["read", "write"]}},
+ *   {"name": "ops", "sha256": "<64 hex digits>", "permissions": {"*": ["read", "write", "admin"]}}
+ * ]}
+ * }</pre>
+ *
+ * A file that breaks a rule is refused whole, with a message naming the entry and the rule.
+ */
+public final class TokenFile {
+  /** One token: the principal it speaks for, and the hash of its secret. */
+  public record Entry(Principal principal, byte[] sha256) {}
+
+  record Body(List<EntryBody> tokens) {}
+
+  record EntryBody(String name, String sha256, Map<String, List<String>> permissions) {}
+
+  private TokenFile() {}
+
+  /** Reads and checks the file. Blocking: file I/O. */
+  public static List<Entry> read(Path file) throws IOException {
+    return parse(Files.readAllBytes(file), file);
+  }
+
+  /** Checks a token file's content; {@code file} names it in messages. */
+  public static List<Entry> parse(byte[] content, Path file) {
+    Body body;
+    try {
+      body = JsonCodec.json().decode(content, Body.class);
+    } catch (MalformedBodyException e) {
+      throw new IllegalArgumentException("token file " + file + " is not valid JSON: " + e.getMessage(), e);
+    }
+    if (body.tokens() == null) {
+      throw invalid(file, "tokens is required: a list of {name, sha256, permissions}");
+    }
+    List<Entry> entries = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < body.tokens().size(); i++) {
+      EntryBody entry = body.tokens().get(i);
+      String at = "tokens[" + i + "]";
+      if (entry == null || entry.name() == null || entry.name().isBlank()) {
+        throw invalid(file, at + ".name is required");
+      }
+      if (!names.add(entry.name())) {
+        throw invalid(file, at + ".name repeats " + entry.name());
+      }
+      if (entry.sha256() == null || !entry.sha256().matches("[0-9a-fA-F]{64}")) {
+        throw invalid(file, at + ".sha256 must be the SHA-256 of the token, 64 hex digits");
+      }
+      if (entry.permissions() == null || entry.permissions().isEmpty()) {
+        throw invalid(file, at + ".permissions is required: namespace pattern to [read, write, admin]");
+      }
+      List<Principal.Grant> grants = new ArrayList<>();
+      for (Map.Entry<String, List<String>> grant : entry.permissions().entrySet()) {
+        String pattern = grant.getKey();
+        if (pattern.isEmpty() || pattern.indexOf('*') >= 0 && pattern.indexOf('*') != pattern.length() - 1) {
+          throw invalid(file, at + ".permissions: '" + pattern + "' is not a namespace pattern (a name, "
+              + "a prefix ending in *, or *)");
+        }
+        Set<Permission> permissions = EnumSet.noneOf(Permission.class);
+        for (String permission : grant.getValue() == null ? List.<String>of() : grant.getValue()) {
+          try {
+            permissions.add(Permission.valueOf(String.valueOf(permission).toUpperCase(Locale.ROOT)));
+          } catch (IllegalArgumentException e) {
+            throw invalid(file, at + ".permissions." + pattern + ": '" + permission
+                + "' is not a permission (read, write, admin)");
+          }
+        }
+        grants.add(new Principal.Grant(pattern, permissions));
+      }
+      entries.add(new Entry(new Principal(entry.name(), grants), HexFormat.of().parseHex(entry.sha256())));
+    }
+    return entries;
+  }
+
+  private static IllegalArgumentException invalid(Path file, String rule) {
+    return new IllegalArgumentException("token file " + file + ": " + rule);
+  }
+}

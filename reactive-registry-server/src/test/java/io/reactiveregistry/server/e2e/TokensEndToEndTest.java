@@ -1,0 +1,258 @@
+package io.reactiveregistry.server.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.core.RegistryReads;
+import io.reactiveregistry.server.security.SecurityConfig;
+import io.reactiveregistry.server.security.StaticTokens;
+import io.rsocket.exceptions.RejectedSetupException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Tokens and permissions over the wire: every route asked by every kind of caller, on TCP with a
+ * token in each request and on WebSocket with the token in the SETUP; refusals name the rule, change
+ * nothing and leave the connection usable.
+ */
+class TokensEndToEndTest {
+  static final String OPS = "ops-6f1c2b7a90";
+  static final String APP = "orders-app-9d8e7f31";
+  static final String READER = "team-reader-3c4d55";
+
+  @TempDir
+  static Path dir;
+  static ServerFixture fixture;
+
+  /** The token file: ops may do everything everywhere, the app read and write in prod, the reader read in team-*. */
+  static String tokenFile(Map<String, String> grantsByToken) {
+    List<String> entries = new ArrayList<>();
+    grantsByToken.forEach((token, grants) -> entries.add("{\"name\":\"" + token.substring(0, token.lastIndexOf('-'))
+        + "\",\"sha256\":\"" + HexFormat.of().formatHex(StaticTokens.sha256(token)) + "\",\"permissions\":"
+        + grants + "}"));
+    return "{\"tokens\":[" + String.join(",", entries) + "]}";
+  }
+
+  static final Map<String, String> GRANTS = Map.of(
+      OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}",
+      APP, "{\"prod\":[\"read\",\"write\"]}",
+      READER, "{\"team-*\":[\"read\"]}");
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path file = dir.resolve("tokens.json");
+    Files.writeString(file, tokenFile(GRANTS));
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, file)));
+  }
+
+  @AfterAll
+  static void stop() {
+    fixture.close();
+  }
+
+  /** Who asks. */
+  enum Caller {
+    NOBODY(null), BAD_TOKEN("not-a-token-of-this-server"), READER_OF_TEAMS(READER), ORDERS_APP(APP), OPERATOR(OPS);
+
+    final String token;
+
+    Caller(String token) {
+      this.token = token;
+    }
+
+    /** What the token file grants, written out: null when served, else the code of the refusal. */
+    String refusal(String permission, String namespace) {
+      return switch (this) {
+        case NOBODY, BAD_TOKEN -> "UNAUTHENTICATED";
+        case READER_OF_TEAMS -> permission == null || permission.equals("read") && namespace.startsWith("team-")
+            ? null : "FORBIDDEN";
+        case ORDERS_APP -> permission == null || !permission.equals("admin") && namespace.equals("prod")
+            ? null : "FORBIDDEN";
+        case OPERATOR -> null;
+      };
+    }
+  }
+
+  /** Every route, the permission the contract says it needs (null: only a principal), and a body in {@code %s}. */
+  record Row(String route, boolean stream, String permission, String body) {}
+
+  static final List<Row> ROUTES = List.of(
+      new Row("instance.register", false, "write",
+          "{\"namespace\":\"%s\",\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}"),
+      new Row("instance.batch-register", false, "write",
+          "{\"namespace\":\"%s\",\"service\":\"batch\",\"instances\":[{\"ip\":\"127.0.0.6\",\"port\":8080}]}"),
+      new Row("instance.deregister", false, "write",
+          "{\"namespace\":\"%s\",\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.9\",\"port\":1}}"),
+      new Row("service.query", false, "read", "{\"namespace\":\"%s\",\"service\":\"orders\"}"),
+      new Row("service.list", false, "read", "{\"namespace\":\"%s\"}"),
+      new Row("service.subscribe", true, "read", "{\"namespace\":\"%s\",\"service\":\"orders\"}"),
+      new Row("admin.service.create", false, "admin", "{\"namespace\":\"%s\",\"service\":\"defined\"}"),
+      new Row("admin.service.update", false, "admin",
+          "{\"namespace\":\"%s\",\"service\":\"defined\",\"protectThreshold\":0.1}"),
+      new Row("admin.service.get", false, "admin", "{\"namespace\":\"%s\",\"service\":\"defined\"}"),
+      new Row("admin.service.delete", false, "admin", "{\"namespace\":\"%s\",\"service\":\"never-made\"}"),
+      new Row("admin.instance.update", false, "admin",
+          "{\"namespace\":\"%s\",\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080},\"weight\":2}"),
+      new Row("admin.instance.patch", false, "admin",
+          "{\"namespace\":\"%s\",\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080},\"weight\":3}"),
+      new Row("admin.trace", true, "admin", "{\"namespace\":\"%s\"}"),
+      new Row("server.info", false, null, "{}"));
+
+  /** The code a request was refused with, or null when it was served (answered, or refused for another reason). */
+  static String ask(WireClient client, Row row, String namespace) {
+    String body = row.body().formatted(namespace);
+    try {
+      if (row.stream()) {
+        client.stream(row.route(), body).take(Duration.ofMillis(150)).blockLast(Duration.ofSeconds(5));
+      } else {
+        client.call(row.route(), body);
+      }
+      return null;
+    } catch (RuntimeException e) {
+      ErrorBody error = WireClient.errorOf(e);
+      return error.code().equals("UNAUTHENTICATED") || error.code().equals("FORBIDDEN") ? error.code()
+          + ": " + error.message() : null;
+    }
+  }
+
+  static long revision() {
+    return fixture.server().runtime().read(RegistryReads::revision);
+  }
+
+  @ParameterizedTest(name = "{0}, a token in each request, over TCP")
+  @EnumSource(Caller.class)
+  void everyRouteAnswersEachCallerAsItsGrantsSay(Caller caller) {
+    WireClient connection = fixture.connect("matrix");
+    matrix(caller, caller.token == null ? connection : connection.bearer(caller.token), connection);
+  }
+
+  @ParameterizedTest(name = "{0}, the token in the SETUP, over WebSocket")
+  @EnumSource(value = Caller.class, names = "BAD_TOKEN", mode = EnumSource.Mode.EXCLUDE)
+  void aSetupTokenSpeaksForEveryRequestOfItsConnection(Caller caller) {
+    try (WireClient connection = WireClient.connectWebSocketWithToken(fixture.server().webSocketPort(), "matrix",
+        caller.token)) {
+      matrix(caller, connection, connection);
+    }
+  }
+
+  private static void matrix(Caller caller, WireClient asking, WireClient connection) {
+    SoftAssertions softly = new SoftAssertions();
+    for (String namespace : List.of("prod", "team-a")) {
+      for (Row row : ROUTES) {
+        long before = revision();
+        String refusal = ask(asking, row, namespace);
+        String expected = caller.refusal(row.permission(), namespace);
+        String what = caller + " asks " + row.route() + " in " + namespace;
+        if (expected == null) {
+          softly.assertThat(refusal).as(what).isNull();
+        } else {
+          softly.assertThat(refusal).as(what).startsWith(expected);
+          softly.assertThat(revision()).as(what + ": nothing changed").isEqualTo(before);
+          if (expected.equals("FORBIDDEN")) { // names the permission and the namespace
+            softly.assertThat(refusal).as(what).contains(row.permission() + " permission", "'" + namespace + "'");
+          }
+        }
+      }
+    }
+    softly.assertAll();
+    assertThat(connection.isDisposed()).as("the connection stays open after refusals").isFalse();
+    assertThat(connection.bearer(OPS).call("server.info", "{}")).contains("\"protocol\":1");
+  }
+
+  @Test
+  void aBadTokenInTheSetupIsRefusedAndCounted() {
+    WireClient intruder = WireClient.connectWithToken(fixture.port(), "intruder", "guess-1234");
+    assertThatThrownBy(() -> intruder.call("server.info", "{}"))
+        .isInstanceOf(RejectedSetupException.class)
+        .hasMessageContaining("bearer token is not valid")
+        .hasMessageNotContaining("guess-1234");
+    assertThat(fixture.server().meters().scrape())
+        .containsPattern("registry_connections_refused_total\\{limit=\"authentication\",port=\"rsocket\"} [1-9]")
+        .containsPattern("(?m)^registry_authentications_failed_total [1-9]");
+  }
+
+  @Test
+  void aRequestTokenOverridesTheConnectionsForThatRequestOnly() {
+    try (WireClient reader = WireClient.connectWithToken(fixture.port(), "reader", READER)) {
+      String register = "{\"namespace\":\"prod\",\"service\":\"override\",\"instance\":{\"ip\":\"127.0.0.7\",\"port\":1}}";
+      assertThat(reader.error("instance.register", register).code()).isEqualTo("FORBIDDEN");
+      assertThat(reader.bearer(APP).call("instance.register", register)).contains("127.0.0.7#1#DEFAULT");
+      assertThat(reader.error("instance.deregister", register).code()).isEqualTo("FORBIDDEN");
+      // Registered over the reader's connection: it owns the instance, and releases it on close.
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> fixture.connect("ops").bearer(OPS)
+        .call("service.query", "{\"namespace\":\"prod\",\"service\":\"override\"}", ServiceSnapshot.class)
+        .instances().isEmpty());
+  }
+
+  @Test
+  void aHeartbeatWithoutPermissionIsDropped() {
+    WireClient app = fixture.connect("beats").bearer(APP);
+    app.call("instance.register",
+        "{\"namespace\":\"prod\",\"service\":\"beating\",\"instance\":{\"ip\":\"127.0.0.8\",\"port\":1}}");
+    double dropped = meter("registry_heartbeats_dropped_total");
+    fixture.connect("stranger").fire("instance.heartbeat",
+        "{\"namespace\":\"prod\",\"service\":\"beating\",\"instance\":{\"ip\":\"127.0.0.8\",\"port\":1}}");
+    await().atMost(Duration.ofSeconds(5)).until(() -> meter("registry_heartbeats_dropped_total") == dropped + 1);
+  }
+
+  static double meter(String name) {
+    return fixture.server().meters().scrape().lines().filter(line -> line.startsWith(name + " "))
+        .mapToDouble(line -> Double.parseDouble(line.substring(line.indexOf(' ') + 1))).sum();
+  }
+
+  @Test
+  void httpAsksForABearerTokenAndChecksTheNamespace() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    String base = "http://127.0.0.1:" + fixture.server().httpPort();
+    HttpResponse<String> none = http.send(HttpRequest.newBuilder(URI.create(base + "/api/v1/services?namespace=prod"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(none.statusCode()).isEqualTo(401);
+    assertThat(none.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
+    assertThat(none.body()).contains("UNAUTHENTICATED");
+
+    assertThat(get(http, base + "/api/v1/services?namespace=prod", "Bearer nope").statusCode()).isEqualTo(401);
+    assertThat(get(http, base + "/api/v1/services?namespace=prod", "Basic b3BzOm9wcw==").statusCode()).isEqualTo(401);
+    HttpResponse<String> forbidden = get(http, base + "/api/v1/services?namespace=prod", "Bearer " + READER);
+    assertThat(forbidden.statusCode()).isEqualTo(403);
+    assertThat(forbidden.body()).contains("FORBIDDEN", "read permission", "'prod'");
+    assertThat(get(http, base + "/api/v1/services?namespace=prod", "Bearer " + APP).statusCode()).isEqualTo(200);
+    assertThat(get(http, base + "/api/v1/services/team-a/DEFAULT/orders", "Bearer " + APP).statusCode())
+        .isEqualTo(403);
+    assertThat(get(http, base + "/api/v1/services/team-a/DEFAULT/none", "Bearer " + READER).statusCode())
+        .isEqualTo(404);
+
+    assertThat(get(http, base + "/metrics", null).statusCode()).isEqualTo(401);
+    assertThat(get(http, base + "/metrics", "Bearer " + READER).statusCode()).isEqualTo(200);
+    assertThat(get(http, base + "/health", null).statusCode()).isEqualTo(200);
+    assertThat(get(http, base + "/ready", null).statusCode()).isEqualTo(200);
+  }
+
+  static HttpResponse<String> get(HttpClient http, String uri, String authorization) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(uri));
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
