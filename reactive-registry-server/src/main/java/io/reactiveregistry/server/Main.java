@@ -233,6 +233,22 @@ public final class Main implements Callable<Integer> {
           + "Default: none")
   Path tokenFile;
 
+  @Option(names = "--jwt-keys-file",
+      description = "Keys that verify signed bearer tokens (JWTs, HS256/RS256/ES256): a JWK Set file, or PEM public "
+          + "keys. A token names its principal in sub, its permissions in a permissions claim, and must expire "
+          + "(exp). With it every request needs a token, from any address. Default: none")
+  Path jwtKeysFile;
+
+  @Option(names = "--max-failed-authentications",
+      description = "Tokens that are not valid one address may present in a window; past it every token from that "
+          + "address is refused (LIMIT_EXCEEDED) until the window ends. Default: ${DEFAULT-VALUE}")
+  int maxFailedAuthentications;
+
+  @Option(names = "--failed-authentication-window-ms",
+      description = "The window of --max-failed-authentications, from an address's first failure. "
+          + "Default: ${DEFAULT-VALUE}")
+  long failedAuthenticationWindowMs;
+
   @Option(names = "--in-memory", arity = "0..1",
       description = "Keep durable state in memory only: nothing survives a restart (trying things out, tests).")
   boolean inMemory;
@@ -303,7 +319,8 @@ public final class Main implements Callable<Integer> {
             : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites))
         .withExpiryTick(Duration.ofMillis(expiryTickMs))
         .withExpiryBudget(expiryBudget)
-        .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile));
+        .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
+            Duration.ofMillis(failedAuthenticationWindowMs)));
   }
 
   static final class Version implements CommandLine.IVersionProvider {

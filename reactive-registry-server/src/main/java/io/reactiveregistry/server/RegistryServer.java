@@ -16,6 +16,8 @@ import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.security.Access;
+import io.reactiveregistry.server.security.FailedAuthentications;
+import io.reactiveregistry.server.security.JwtVerifier;
 import io.reactiveregistry.server.security.ProtectedMode;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.security.StaticTokens;
@@ -28,6 +30,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Optional;
@@ -128,14 +131,19 @@ public final class RegistryServer implements Disposable {
       // What failed beyond repair without a restart; null while nothing has.
       Supplier<String> storageFailure = () -> store == null ? null : store.failureDescription();
       ProtectedMode protectedMode = new ProtectedMode(config.security());
-      Access access = access(config.security(), serverMeters);
-      if (access.required()) {
+      Access access = access(config.security(), serverMeters, clock);
+      if (access.tokens() != null) {
         log.info("tokens: {} read from {}; every request needs one (watched for changes)",
             access.tokens().size(), access.tokens().file().toAbsolutePath());
-      } else if (protectedMode.on()) {
+      }
+      if (access.jwt() != null) {
+        log.info("signed tokens (JWT): {} verification key(s) read from {}; every request needs a token",
+            access.jwt().keys(), config.security().jwtKeysFile().toAbsolutePath());
+      }
+      if (!access.required() && protectedMode.on()) {
         log.info("protected mode: only loopback connections are served (no credentials are configured; "
             + "--allow-unauthenticated serves other hosts)");
-      } else {
+      } else if (!access.required()) {
         log.warn("--allow-unauthenticated: connections from any address are served without credentials; whoever "
             + "reaches the ports can register, deregister and administer everything");
       }
@@ -161,7 +169,7 @@ public final class RegistryServer implements Disposable {
           .map(ports -> {
             ServerConfig.HealthChecks checks = config.healthChecks();
             Disposable ticker = Disposables.composite(
-                access.required() ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
+                access.tokens() != null ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
                     : Disposables.disposed(),
                 new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel()),
                 new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency())
@@ -289,14 +297,19 @@ public final class RegistryServer implements Disposable {
   }
 
   /** Requests need a token when a token file is configured; a file that breaks a rule stops the start. */
-  private static Access access(SecurityConfig security, ServerMeters meters) {
-    if (security.tokenFile() == null) {
+  private static Access access(SecurityConfig security, ServerMeters meters, InstantSource clock) {
+    if (!security.credentials()) {
       return Access.OPEN;
     }
+    Path file = security.tokenFile();
     try {
-      return new Access(StaticTokens.read(security.tokenFile()), meters.authenticationsFailed()::increment);
+      StaticTokens tokens = file == null ? null : StaticTokens.read(file);
+      file = security.jwtKeysFile();
+      JwtVerifier jwt = file == null ? null : JwtVerifier.read(file, clock);
+      return new Access(tokens, jwt, new FailedAuthentications(security.maxFailedAuthentications(),
+          security.failedAuthenticationWindow(), clock), meters.authenticationsFailed()::increment);
     } catch (IOException e) {
-      throw new UncheckedIOException("token file " + security.tokenFile() + " cannot be read: " + e.getMessage(), e);
+      throw new UncheckedIOException(file + " cannot be read: " + e.getMessage(), e);
     }
   }
 

@@ -66,6 +66,8 @@ final class SettingDefaults {
     put(defaults, "--snapshot-every", storage.snapshotEvery());
     put(defaults, "--max-uncommitted-writes", storage.maxNotDurable());
     put(defaults, "--allow-unauthenticated", config.security().allowUnauthenticated());
+    put(defaults, "--max-failed-authentications", config.security().maxFailedAuthentications());
+    put(defaults, "--failed-authentication-window-ms", config.security().failedAuthenticationWindow().toMillis());
     put(defaults, "--in-memory", !storage.durable());
     return defaults;
   }

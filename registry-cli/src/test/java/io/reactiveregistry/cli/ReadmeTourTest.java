@@ -134,34 +134,47 @@ class ReadmeTourTest {
   }
 
   /**
-   * "Tokens and permissions": the README's own shell lines make the tokens and the token file
-   * (run with bash, as a reader would), the server starts with that file, and each {@code $CLI}
-   * line, its token put where the README says {@code "$APP_TOKEN"}, prints what the README shows.
+   * "Securing the registry": the README's own shell lines make the tokens, the token file, the JWT
+   * key file and a signed token (run with bash, as a reader would), the server starts with both
+   * files, and each {@code $CLI} line, with the token the README names in its place, prints what the
+   * README shows.
    */
   @Test
-  void theTokensSectionRunsAsWritten() throws Exception {
-    String tokens = section("## Securing the registry");
-    int open = tokens.indexOf("```sh\nAPP_TOKEN=");
-    String script = tokens.substring(open + "```sh\n".length(), tokens.indexOf("\njava ", open));
-    Process bash = new ProcessBuilder("bash", "-euc", script + "\nprintf '%s\\n%s\\n' \"$APP_TOKEN\" \"$OPS_TOKEN\"")
+  void theSecuritySectionRunsAsWritten() throws Exception {
+    String security = section("## Securing the registry");
+    String makeTokens = shellUntilServerStarts(security, "APP_TOKEN=");
+    String makeKeys = shellUntilServerStarts(security, "b64url()");
+    int signing = security.indexOf("```sh\nHEADER=");
+    String signToken = security.substring(signing + "```sh\n".length(), security.indexOf("\n```", signing + 6));
+    Process bash = new ProcessBuilder("bash", "-euc", makeTokens + "\n" + makeKeys + "\n" + signToken
+        + "\nprintf '%s\\n%s\\n%s\\n' \"$APP_TOKEN\" \"$OPS_TOKEN\" \"$JWT\"")
         .directory(data.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     List<String> made = new String(bash.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-    assertThat(bash.waitFor()).as("the README's lines that make the token file").isZero();
-    assertThat(made).hasSize(2).allSatisfy(token -> assertThat(token).matches("[0-9a-f]{64}"));
-    server = RegistryServer.start(ServerConfig.ephemeralLoopback()
-        .withSecurity(new SecurityConfig(false, data.resolve("tokens.json")))).block(Duration.ofSeconds(30));
+    assertThat(bash.waitFor()).as("the README's lines that make the tokens and key files").isZero();
+    assertThat(made).hasSize(3);
+    assertThat(made.subList(0, 2)).allSatisfy(token -> assertThat(token).matches("[0-9a-f]{64}"));
+    assertThat(made.get(2)).matches("[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+");
+    server = RegistryServer.start(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false,
+        data.resolve("tokens.json"), data.resolve("jwt-keys.json")))).block(Duration.ofSeconds(30));
 
-    List<Line> lines = Line.parse(tokens);
-    assertThat(lines).hasSizeGreaterThanOrEqualTo(4);
+    List<Line> lines = Line.parse(security);
+    assertThat(lines).hasSizeGreaterThanOrEqualTo(6);
     for (Line written : lines) {
-      List<String> args = written.args().stream()
-          .map(word -> word.replace("\"$APP_TOKEN\"", made.get(0)).replace("\"$OPS_TOKEN\"", made.get(1))).toList();
+      List<String> args = written.args().stream().map(word -> word.replace("\"$APP_TOKEN\"", made.get(0))
+          .replace("\"$OPS_TOKEN\"", made.get(1)).replace("\"$JWT\"", made.get(2))).toList();
       Line line = new Line(written.text(), args, written.expected(), written.before());
       Result result = run(line);
       boolean refusal = line.expected() != null && line.expected().startsWith("{\"code\"");
       assertThat(result.exitCode()).as(line.text() + "\n" + result.err()).isEqualTo(refusal ? 1 : 0);
       assertThat(refusal ? result.err() : result.out()).as(line.text()).isEqualTo(line.expected());
     }
+  }
+
+  /** The lines of the shell block that starts with {@code first}, up to the line that starts the server. */
+  private static String shellUntilServerStarts(String text, String first) {
+    int open = text.indexOf("```sh\n" + first);
+    assertThat(open).as("a shell block starting with " + first).isNotNegative();
+    return text.substring(open + "```sh\n".length(), text.indexOf("\njava ", open));
   }
 
   /** The audit trail prints changes as they happen: make some until the line has its event. */

@@ -4,9 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.rsocket.metadata.AuthMetadataCodec;
-import io.rsocket.metadata.CompositeMetadata;
 import io.rsocket.metadata.CompositeMetadataCodec;
-import io.rsocket.metadata.WellKnownAuthType;
 import io.rsocket.metadata.WellKnownMimeType;
 import org.jspecify.annotations.Nullable;
 
@@ -42,26 +40,6 @@ public final class BearerMetadata {
    *     authentication entry is not a bearer token
    */
   public static @Nullable String read(@Nullable ByteBuf metadata) {
-    if (metadata == null || !metadata.isReadable()) {
-      return null;
-    }
-    try {
-      for (CompositeMetadata.Entry entry : new CompositeMetadata(metadata, false)) {
-        if (MIME_TYPE.equals(entry.getMimeType())) {
-          ByteBuf content = entry.getContent();
-          if (!AuthMetadataCodec.isWellKnownAuthType(content)
-              || AuthMetadataCodec.readWellKnownAuthType(content) != WellKnownAuthType.BEARER) {
-            throw new MalformedBodyException("the " + MIME_TYPE + " entry must hold a bearer token");
-          }
-          return new String(AuthMetadataCodec.readBearerTokenAsCharArray(content));
-        }
-      }
-    } catch (MalformedBodyException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new MalformedBodyException("metadata must be composite metadata with at most one " + MIME_TYPE
-          + " entry holding a bearer token");
-    }
-    return null;
+    return RequestMetadata.read(metadata).bearer();
   }
 }

@@ -134,7 +134,7 @@ public final class HttpEndpoint {
     if (!header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
       throw new EdgeRefusal(ErrorCode.UNAUTHENTICATED, "the Authorization header must be 'Bearer <token>'");
     }
-    return access.authenticate(header.substring(BEARER.length()).trim()).principal();
+    return access.authenticate(header.substring(BEARER.length()).trim(), request.remoteAddress()).principal();
   }
 
   private ServiceList list(HttpServerRequest request) {

@@ -2,6 +2,10 @@ package io.reactiveregistry.server.security;
 
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.server.errors.EdgeRefusal;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.time.InstantSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,20 +16,36 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Access {
   /** No credentials configured: every request is served. */
-  public static final Access OPEN = new Access(null, () -> { });
+  public static final Access OPEN = new Access(null, null,
+      new FailedAuthentications(1, Duration.ZERO, InstantSource.system()), () -> { });
 
   private final @Nullable StaticTokens tokens;
+  private final @Nullable JwtVerifier jwt;
+  private final FailedAuthentications failures;
   private final Runnable onFailure;
 
-  /** @param onFailure called for each token presented that is not one (counted in a meter) */
-  public Access(@Nullable StaticTokens tokens, Runnable onFailure) {
+  /**
+   * @param tokens the token file's tokens, or null
+   * @param jwt the verifier of signed tokens, or null
+   * @param failures the tokens that were not valid, by address: too many, and an address is refused
+   * @param onFailure called for each token refused (counted in a meter)
+   */
+  public Access(@Nullable StaticTokens tokens, @Nullable JwtVerifier jwt, FailedAuthentications failures,
+      Runnable onFailure) {
     this.tokens = tokens;
+    this.jwt = jwt;
+    this.failures = failures;
     this.onFailure = onFailure;
   }
 
   /** Whether requests need a principal. */
   public boolean required() {
-    return tokens != null;
+    return tokens != null || jwt != null;
+  }
+
+  /** The verifier of signed tokens; null when none is configured. */
+  public @Nullable JwtVerifier jwt() {
+    return jwt;
   }
 
   /** The tokens in force; null when none are configured. */
@@ -33,15 +53,37 @@ public final class Access {
     return tokens;
   }
 
-  /** The entry of a presented token; refused with {@code UNAUTHENTICATED} when it is not one. */
-  public TokenFile.Entry authenticate(String token) {
-    if (tokens == null) {
-      throw new IllegalStateException("no tokens are configured");
-    }
-    return tokens.match(token).orElseThrow(() -> {
+  /**
+   * What a presented token speaks for: a signed token (JWT shape) when keys are configured, else a
+   * token of the file. Refused with {@code UNAUTHENTICATED} when it is neither, and with
+   * {@code LIMIT_EXCEEDED} while {@code from} has presented too many that were not.
+   */
+  public Credential authenticate(String token, @Nullable SocketAddress from) {
+    Duration blocked = failures.blockedFor(from);
+    if (!blocked.isZero()) {
       onFailure.run();
-      return new EdgeRefusal(ErrorCode.UNAUTHENTICATED, "the bearer token is not valid: unknown, or revoked");
-    });
+      throw new EdgeRefusal(ErrorCode.LIMIT_EXCEEDED, "too many tokens that are not valid came from "
+          + host(from) + ": every token from it is refused for " + Math.max(1, blocked.toSeconds())
+          + " s more");
+    }
+    try {
+      if (jwt != null && JwtVerifier.looksLikeJwt(token)) {
+        return jwt.verify(token);
+      }
+      if (tokens != null) {
+        TokenFile.Entry entry = tokens.match(token).orElse(null);
+        if (entry != null) {
+          return new Credential(entry.principal(), entry.sha256(), null);
+        }
+      }
+    } catch (EdgeRefusal refusal) {
+      failures.failed(from);
+      onFailure.run();
+      throw refusal;
+    }
+    failures.failed(from);
+    onFailure.run();
+    throw new EdgeRefusal(ErrorCode.UNAUTHENTICATED, "the bearer token is not valid: unknown, or revoked");
   }
 
   /**
@@ -79,5 +121,10 @@ public final class Access {
           + "Bearer)");
     }
     return principal;
+  }
+
+  private static String host(@Nullable SocketAddress from) {
+    return from instanceof InetSocketAddress inet && inet.getAddress() != null ? inet.getAddress().getHostAddress()
+        : "an unknown address";
   }
 }

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.security;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,13 +11,39 @@ import org.jspecify.annotations.Nullable;
  *     operator's explicit choice to leave protected mode (logged as a warning at start)
  * @param tokenFile the {@link TokenFile} of the bearer tokens the server accepts, or null for
  *     none; with tokens every request needs one, and protected mode is lifted
+ * @param jwtKeysFile the keys that verify signed bearer tokens (a JWK Set, or PEM public keys),
+ *     or null for none; like a token file, it makes every request need a token
+ * @param maxFailedAuthentications tokens that are not valid one address may present in a window;
+ *     past it, every token from that address is refused until the window ends
+ * @param failedAuthenticationWindow that window
  */
-public record SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenFile) {
+public record SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenFile, @Nullable Path jwtKeysFile,
+    int maxFailedAuthentications, Duration failedAuthenticationWindow) {
+  private static final int DEFAULTS_MAX_FAILED = 10;
+  private static final Duration DEFAULTS_WINDOW = Duration.ofMinutes(1);
   /** Protected mode: loopback connections only. */
-  public static final SecurityConfig DEFAULTS = new SecurityConfig(false, null);
+  public static final SecurityConfig DEFAULTS = new SecurityConfig(false, null, null, DEFAULTS_MAX_FAILED,
+      DEFAULTS_WINDOW);
+
+  public SecurityConfig {
+    if (maxFailedAuthentications < 1) {
+      throw new IllegalArgumentException("max failed authentications must be at least 1");
+    }
+    if (failedAuthenticationWindow.toMillis() < 1) {
+      throw new IllegalArgumentException("the failed-authentication window must be at least 1 ms");
+    }
+  }
+
+  public SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenFile) {
+    this(allowUnauthenticated, tokenFile, null);
+  }
+
+  public SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenFile, @Nullable Path jwtKeysFile) {
+    this(allowUnauthenticated, tokenFile, jwtKeysFile, DEFAULTS_MAX_FAILED, DEFAULTS_WINDOW);
+  }
 
   /** Whether any credentials are configured. */
   public boolean credentials() {
-    return tokenFile != null;
+    return tokenFile != null || jwtKeysFile != null;
   }
 }

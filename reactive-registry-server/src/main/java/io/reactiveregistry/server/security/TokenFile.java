@@ -6,11 +6,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -69,23 +67,11 @@ public final class TokenFile {
       if (entry.permissions() == null || entry.permissions().isEmpty()) {
         throw invalid(file, at + ".permissions is required: namespace pattern to [read, write, admin]");
       }
-      List<Principal.Grant> grants = new ArrayList<>();
-      for (Map.Entry<String, List<String>> grant : entry.permissions().entrySet()) {
-        String pattern = grant.getKey();
-        if (pattern.isEmpty() || pattern.indexOf('*') >= 0 && pattern.indexOf('*') != pattern.length() - 1) {
-          throw invalid(file, at + ".permissions: '" + pattern + "' is not a namespace pattern (a name, "
-              + "a prefix ending in *, or *)");
-        }
-        Set<Permission> permissions = EnumSet.noneOf(Permission.class);
-        for (String permission : grant.getValue() == null ? List.<String>of() : grant.getValue()) {
-          try {
-            permissions.add(Permission.valueOf(String.valueOf(permission).toUpperCase(Locale.ROOT)));
-          } catch (IllegalArgumentException e) {
-            throw invalid(file, at + ".permissions." + pattern + ": '" + permission
-                + "' is not a permission (read, write, admin)");
-          }
-        }
-        grants.add(new Principal.Grant(pattern, permissions));
+      List<Principal.Grant> grants;
+      try {
+        grants = Grants.parse(entry.permissions(), at + ".permissions");
+      } catch (IllegalArgumentException e) {
+        throw invalid(file, e.getMessage());
       }
       entries.add(new Entry(new Principal(entry.name(), grants), HexFormat.of().parseHex(entry.sha256())));
     }

@@ -3,7 +3,6 @@ package io.reactiveregistry.server.transport;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Route;
-import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.server.core.Command;
@@ -20,6 +19,7 @@ import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.util.DefaultPayload;
+import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,11 +45,14 @@ final class ConnectionSession implements RSocket {
   private final AtomicInteger subscriptions = new AtomicInteger();
   private final AtomicBoolean released = new AtomicBoolean();
   private final Access access;
+  /** Where the connection comes from: failed authentications are counted by address. */
+  private final SocketAddress remote;
   /** Who the SETUP's token speaks for, as the token file says now; null without one. */
   private volatile @Nullable Principal principal;
 
   ConnectionSession(Owner owner, RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits,
-      ServerMeters meters, Access access, @Nullable Principal principal) {
+      ServerMeters meters, Access access, @Nullable Principal principal, SocketAddress remote) {
+    this.remote = remote;
     this.access = access;
     this.principal = principal;
     this.owner = owner;
@@ -69,12 +72,11 @@ final class ConnectionSession implements RSocket {
   }
 
   /** Who a request acts for: its own bearer token's principal, else its connection's (null: nobody). */
-  private @Nullable Principal principalOf(Payload payload) {
+  private @Nullable Principal principalOf(RouteResolver.Resolved request) {
     if (!access.required()) {
       return null;
     }
-    String token = BearerMetadata.read(payload.hasMetadata() ? payload.sliceMetadata() : null);
-    return token == null ? principal : access.authenticate(token).principal();
+    return request.bearer() == null ? principal : access.authenticate(request.bearer(), remote).principal();
   }
 
   @Override
@@ -82,9 +84,10 @@ final class ConnectionSession implements RSocket {
     long start = System.nanoTime();
     Route route = null;
     try {
-      route = RouteResolver.resolve(payload, Interaction.REQUEST_RESPONSE);
+      RouteResolver.Resolved request = RouteResolver.resolveWithToken(payload, Interaction.REQUEST_RESPONSE);
+      route = request.route();
       checkSize(payload);
-      Principal caller = principalOf(payload);
+      Principal caller = principalOf(request);
       if (!CommandDecoder.decodes(route)) {
         return reply(route, start, handlers.read(caller, route, payload.sliceData()));
       }
@@ -138,7 +141,8 @@ final class ConnectionSession implements RSocket {
     long start = System.nanoTime();
     Route route = null;
     try {
-      route = RouteResolver.resolve(payload, Interaction.REQUEST_STREAM);
+      RouteResolver.Resolved request = RouteResolver.resolveWithToken(payload, Interaction.REQUEST_STREAM);
+      route = request.route();
       checkSize(payload);
       if (subscriptions.incrementAndGet() > limits.maxSubscriptionsPerConnection()) {
         subscriptions.decrementAndGet();
@@ -146,7 +150,7 @@ final class ConnectionSession implements RSocket {
             + limits.maxSubscriptionsPerConnection() + " open subscriptions, the most allowed");
       }
       try {
-        Flux<Payload> stream = handlers.stream(principalOf(payload), route, payload.sliceData())
+        Flux<Payload> stream = handlers.stream(principalOf(request), route, payload.sliceData())
             .map(DefaultPayload::create)
             .onErrorMap(error -> !(error instanceof ApplicationErrorException), ErrorMapping::toWire)
             .doFinally(signal -> subscriptions.decrementAndGet());
@@ -166,9 +170,9 @@ final class ConnectionSession implements RSocket {
   @Override
   public Mono<Void> fireAndForget(Payload payload) {
     try {
-      Route route = RouteResolver.resolve(payload, Interaction.FIRE_AND_FORGET);
+      RouteResolver.Resolved request = RouteResolver.resolveWithToken(payload, Interaction.FIRE_AND_FORGET);
       checkSize(payload);
-      handlers.fire(owner, principalOf(payload), route, payload.sliceData());
+      handlers.fire(owner, principalOf(request), request.route(), payload.sliceData());
     } catch (RuntimeException | Error e) {
       // Fire-and-forget cannot be answered: an invalid heartbeat is dropped and counted.
       handlers.countDroppedHeartbeat();

@@ -33,6 +33,7 @@ import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
 import reactor.netty.NettyPipeline;
@@ -64,7 +65,8 @@ public final class RSocketEndpoint {
   public RSocketEndpoint(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, ServerLimits limits,
       InstantSource clock, ServerMeters meters, Supplier<String> storage, ProtectedMode protectedMode, Access access) {
     this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage, access);
-    this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters, protectedMode, access);
+    this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters, protectedMode, access, clock,
+        Schedulers.parallel());
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
     this.meters = meters;

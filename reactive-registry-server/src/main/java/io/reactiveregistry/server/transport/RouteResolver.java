@@ -4,12 +4,13 @@ import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.Route;
-import io.reactiveregistry.protocol.codec.RouteMetadata;
+import io.reactiveregistry.protocol.codec.RequestMetadata;
 import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.rsocket.Payload;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /** Reads the one route tag of a request and checks that it was called with the right interaction. */
 final class RouteResolver {
@@ -18,8 +19,17 @@ final class RouteResolver {
 
   private RouteResolver() {}
 
+  /** A request's route, and the bearer token its metadata carries (null for none). */
+  record Resolved(Route route, @Nullable String bearer) {}
+
   static Route resolve(Payload payload, Interaction used) {
-    List<String> tags = RouteMetadata.routes(payload.hasMetadata() ? payload.sliceMetadata() : null);
+    return resolveWithToken(payload, used).route();
+  }
+
+  /** The route and the bearer token, from one reading of the metadata. */
+  static Resolved resolveWithToken(Payload payload, Interaction used) {
+    RequestMetadata metadata = RequestMetadata.read(payload.hasMetadata() ? payload.sliceMetadata() : null);
+    List<String> tags = metadata.routes();
     if (tags.size() != 1) {
       throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "a request must carry exactly one route tag in "
           + Protocol.ROUTING_MIME_TYPE + " inside " + Protocol.METADATA_MIME_TYPE + " metadata; found "
@@ -32,6 +42,6 @@ final class RouteResolver {
       throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "route '" + name + "' is "
           + route.interaction().wireName() + "; it was called as " + used.wireName());
     }
-    return route;
+    return new Resolved(route, metadata.bearer());
   }
 }

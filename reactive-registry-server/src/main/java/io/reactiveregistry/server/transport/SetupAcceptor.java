@@ -10,6 +10,7 @@ import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.security.Access;
+import io.reactiveregistry.server.security.Credential;
 import io.reactiveregistry.server.security.ProtectedMode;
 import io.reactiveregistry.server.security.StaticTokens;
 import io.reactiveregistry.server.security.TokenFile;
@@ -18,6 +19,8 @@ import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.exceptions.RejectedSetupException;
 import java.net.SocketAddress;
+import java.time.Duration;
+import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,6 +29,7 @@ import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * Checks a connection's SETUP, opens its session, and ties the session's release to the
@@ -44,9 +48,14 @@ final class SetupAcceptor implements SocketAcceptor {
   private final Counter refusedByProtectedMode;
   private final Access access;
   private final Counter refusedByAuthentication;
+  private final InstantSource clock;
+  /** Where expiries are timed: virtual in tests. */
+  private final Scheduler timer;
 
   SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits, ServerMeters meters,
-      ProtectedMode protectedMode, Access access) {
+      ProtectedMode protectedMode, Access access, InstantSource clock, Scheduler timer) {
+    this.clock = clock;
+    this.timer = timer;
     this.protectedMode = protectedMode;
     this.access = access;
     this.refusedByAuthentication = meters.connectionsRefused("rsocket", "authentication");
@@ -84,9 +93,9 @@ final class SetupAcceptor implements SocketAcceptor {
       return Mono.error(new RejectedSetupException("setup data must be empty or a JSON object like "
           + "{\"client\": \"orders-app\", \"version\": \"1.4.2\"}: " + e.getMessage()));
     }
-    TokenFile.Entry credential;
+    Credential credential;
     try {
-      credential = credential(setup);
+      credential = credential(setup, remote);
     } catch (RuntimeException e) { // the token is never part of the message
       refusedByAuthentication.increment();
       return Mono.error(new RejectedSetupException(ErrorMapping.body(e).message()));
@@ -94,11 +103,12 @@ final class SetupAcceptor implements SocketAcceptor {
     String label = client + "@" + peer + (credential == null ? "" : "[" + credential.principal().name() + "]");
     Owner owner = new Owner(connectionIds.incrementAndGet(), label);
     ConnectionSession session = new ConnectionSession(owner, handlers, runtime, limits, meters, access,
-        credential == null ? null : credential.principal());
+        credential == null ? null : credential.principal(), remote);
     int nowOpen = open.incrementAndGet();
     log.info("connection opened: {} (id {}, {} open)", label, owner.id(), nowOpen);
     Disposable revocation = credential == null ? Disposables.disposed()
-        : closeOnRevocation(credential, session, sendingSocket);
+        : credential.staticHash() != null ? closeOnRevocation(credential, session, sendingSocket)
+        : closeOnExpiry(credential, session, sendingSocket);
     sendingSocket.onClose()
         .doFinally(signal -> {
           revocation.dispose();
@@ -114,22 +124,22 @@ final class SetupAcceptor implements SocketAcceptor {
    * The entry of the bearer token in the SETUP's metadata, or null without one (each request must
    * then carry its own) or when no tokens are configured.
    */
-  private TokenFile.Entry credential(ConnectionSetupPayload setup) {
+  private Credential credential(ConnectionSetupPayload setup, SocketAddress remote) {
     if (!access.required() || !Protocol.METADATA_MIME_TYPE.equals(setup.metadataMimeType())) {
       return null;
     }
     String token = BearerMetadata.read(setup.hasMetadata() ? setup.sliceMetadata() : null);
-    return token == null ? null : access.authenticate(token);
+    return token == null ? null : access.authenticate(token, remote);
   }
 
   /**
    * Follows the token file: a connection whose SETUP token is revoked is closed; one whose token's
    * permissions changed acts with the new ones from its next request.
    */
-  private Disposable closeOnRevocation(TokenFile.Entry credential, ConnectionSession session, RSocket connection) {
+  private Disposable closeOnRevocation(Credential credential, ConnectionSession session, RSocket connection) {
     StaticTokens tokens = access.tokens();
     return tokens.reloads().subscribe(count -> {
-      Optional<TokenFile.Entry> now = tokens.byHash(credential.sha256());
+      Optional<TokenFile.Entry> now = tokens.byHash(credential.staticHash());
       if (now.isPresent()) {
         session.principal(now.get().principal());
       } else {
@@ -137,6 +147,16 @@ final class SetupAcceptor implements SocketAcceptor {
             session.owner().id(), credential.principal().name());
         connection.dispose();
       }
+    });
+  }
+
+  /** A signed token ends at its expiry: so does the connection it opened. */
+  private Disposable closeOnExpiry(Credential credential, ConnectionSession session, RSocket connection) {
+    Duration left = Duration.between(clock.instant(), credential.expiresAt());
+    return Mono.delay(left.isNegative() ? Duration.ZERO : left, timer).subscribe(tick -> {
+      log.info("closing connection {} (id {}): its token for '{}' expired at {}", session.owner().label(),
+          session.owner().id(), credential.principal().name(), credential.expiresAt());
+      connection.dispose();
     });
   }
 

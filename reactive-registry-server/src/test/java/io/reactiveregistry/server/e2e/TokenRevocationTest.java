@@ -39,11 +39,16 @@ class TokenRevocationTest {
   private Path file;
 
   private ServerFixture start(Map<String, String> grants) throws Exception {
+    return start(grants, SecurityConfig.DEFAULTS.maxFailedAuthentications());
+  }
+
+  private ServerFixture start(Map<String, String> grants, int maxFailedAuthentications) throws Exception {
     logged.start();
     ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).addAppender(logged);
     file = dir.resolve("tokens.json");
     Files.writeString(file, tokenFile(grants));
-    fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, file)));
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, file, null,
+        maxFailedAuthentications, Duration.ofMinutes(1))));
     return fixture;
   }
 
@@ -104,6 +109,26 @@ class TokenRevocationTest {
         .anyMatch(event -> event.getFormattedMessage().contains("tokens[0].sha256 must be the SHA-256")));
     assertThat(app.call("instance.register", REGISTER)).contains("127.0.0.5#8080#DEFAULT");
     assertThat(app.isDisposed()).isFalse();
+  }
+
+  @Test
+  void anAddressThatGuessesTooOftenIsRefusedEvenWithAValidToken() throws Exception {
+    start(Map.of(APP, "{\"prod\":[\"read\",\"write\"]}"), 3);
+    WireClient guesser = WireClient.connectFrom("127.0.0.3", fixture.port(), "guesser");
+    for (int i = 0; i < 3; i++) {
+      assertThat(guesser.bearer("guess-" + i).error("service.list", "{\"namespace\":\"prod\"}").code())
+          .isEqualTo("UNAUTHENTICATED");
+    }
+
+    var locked = guesser.bearer(APP).error("service.list", "{\"namespace\":\"prod\"}");
+    assertThat(locked.code()).isEqualTo("LIMIT_EXCEEDED");
+    assertThat(locked.message()).contains("127.0.0.3", "s more");
+    WireClient again = WireClient.connectFrom("127.0.0.3", fixture.port(), "guesser");
+    assertThat(again.bearer(APP).error("service.list", "{\"namespace\":\"prod\"}").code())
+        .as("a new connection from the same address too").isEqualTo("LIMIT_EXCEEDED");
+    assertThat(fixture.connect("elsewhere").bearer(APP).call("service.list", "{\"namespace\":\"prod\"}"))
+        .as("another address is served").contains("\"services\"");
+    assertThat(guesser.isDisposed()).isFalse();
   }
 
   private static Throwable catchError(Runnable call) {

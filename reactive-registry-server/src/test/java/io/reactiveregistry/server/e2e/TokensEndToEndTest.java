@@ -9,6 +9,7 @@ import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.security.SecurityConfig;
+import io.reactiveregistry.server.security.SignedTokens;
 import io.reactiveregistry.server.security.StaticTokens;
 import io.rsocket.exceptions.RejectedSetupException;
 import java.net.URI;
@@ -18,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -39,6 +41,11 @@ class TokensEndToEndTest {
   static final String OPS = "ops-6f1c2b7a90";
   static final String APP = "orders-app-9d8e7f31";
   static final String READER = "team-reader-3c4d55";
+  /** Signed tokens (HS256): the app's permissions, valid for an hour, and one that expired an hour ago. */
+  static final String JWT_APP = SignedTokens.hs256("orders-jwt", Map.of("prod", List.of("read", "write")),
+      Instant.now().plus(Duration.ofHours(1)));
+  static final String JWT_EXPIRED = SignedTokens.hs256("orders-jwt", Map.of("prod", List.of("read", "write")),
+      Instant.now().minus(Duration.ofHours(1)));
 
   @TempDir
   static Path dir;
@@ -62,7 +69,10 @@ class TokensEndToEndTest {
   static void start() throws Exception {
     Path file = dir.resolve("tokens.json");
     Files.writeString(file, tokenFile(GRANTS));
-    fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, file)));
+    Path keys = dir.resolve("jwt-keys.json");
+    Files.writeString(keys, SignedTokens.secretJwkSet());
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, file, keys,
+        1_000_000, Duration.ofMinutes(1))));
   }
 
   @AfterAll
@@ -72,7 +82,8 @@ class TokensEndToEndTest {
 
   /** Who asks. */
   enum Caller {
-    NOBODY(null), BAD_TOKEN("not-a-token-of-this-server"), READER_OF_TEAMS(READER), ORDERS_APP(APP), OPERATOR(OPS);
+    NOBODY(null), BAD_TOKEN("not-a-token-of-this-server"), EXPIRED_JWT(JWT_EXPIRED), READER_OF_TEAMS(READER),
+    ORDERS_APP(APP), ORDERS_APP_BY_JWT(JWT_APP), OPERATOR(OPS);
 
     final String token;
 
@@ -80,13 +91,15 @@ class TokensEndToEndTest {
       this.token = token;
     }
 
-    /** What the token file grants, written out: null when served, else the code of the refusal. */
+    /** (The matrix presents many bad tokens from loopback: the failed-authentication budget is lifted here.) */
+
+  /** What the token file grants, written out: null when served, else the code of the refusal. */
     String refusal(String permission, String namespace) {
       return switch (this) {
-        case NOBODY, BAD_TOKEN -> "UNAUTHENTICATED";
+        case NOBODY, BAD_TOKEN, EXPIRED_JWT -> "UNAUTHENTICATED";
         case READER_OF_TEAMS -> permission == null || permission.equals("read") && namespace.startsWith("team-")
             ? null : "FORBIDDEN";
-        case ORDERS_APP -> permission == null || !permission.equals("admin") && namespace.equals("prod")
+        case ORDERS_APP, ORDERS_APP_BY_JWT -> permission == null || !permission.equals("admin") && namespace.equals("prod")
             ? null : "FORBIDDEN";
         case OPERATOR -> null;
       };
@@ -147,7 +160,7 @@ class TokensEndToEndTest {
   }
 
   @ParameterizedTest(name = "{0}, the token in the SETUP, over WebSocket")
-  @EnumSource(value = Caller.class, names = "BAD_TOKEN", mode = EnumSource.Mode.EXCLUDE)
+  @EnumSource(value = Caller.class, names = {"BAD_TOKEN", "EXPIRED_JWT"}, mode = EnumSource.Mode.EXCLUDE)
   void aSetupTokenSpeaksForEveryRequestOfItsConnection(Caller caller) {
     try (WireClient connection = WireClient.connectWebSocketWithToken(fixture.server().webSocketPort(), "matrix",
         caller.token)) {
@@ -189,6 +202,29 @@ class TokensEndToEndTest {
     assertThat(fixture.server().meters().scrape())
         .containsPattern("registry_connections_refused_total\\{limit=\"authentication\",port=\"rsocket\"} [1-9]")
         .containsPattern("(?m)^registry_authentications_failed_total [1-9]");
+  }
+
+  @Test
+  void anExpiredSignedTokenInTheSetupIsRefusedSayingSo() {
+    WireClient late = WireClient.connectWithToken(fixture.port(), "late", JWT_EXPIRED);
+    assertThatThrownBy(() -> late.call("server.info", "{}"))
+        .isInstanceOf(RejectedSetupException.class)
+        .hasMessageContaining("bearer token is not valid: it expired at");
+  }
+
+  @Test
+  void aConnectionClosesWhenItsSignedTokenExpires() {
+    String shortLived = SignedTokens.hs256("short-lived", Map.of("prod", List.of("read", "write")),
+        Instant.now().plusSeconds(2));
+    WireClient client = WireClient.connectWithToken(fixture.port(), "short-lived", shortLived);
+    assertThat(client.call("instance.register",
+        "{\"namespace\":\"prod\",\"service\":\"expiring\",\"instance\":{\"ip\":\"127.0.0.9\",\"port\":1}}"))
+        .contains("127.0.0.9#1#DEFAULT");
+
+    await().atMost(Duration.ofSeconds(10)).until(client::isDisposed);
+    await().atMost(Duration.ofSeconds(5)).until(() -> fixture.connect("ops").bearer(OPS)
+        .call("service.query", "{\"namespace\":\"prod\",\"service\":\"expiring\"}", ServiceSnapshot.class)
+        .instances().isEmpty());
   }
 
   @Test
