@@ -2,9 +2,10 @@
 # Requests/s and server CPU per request of one server jar, in two shapes a fleet produces: 128 in
 # flight on each connection, and one at a time on each (a request arriving alone on its connection
 # pays its own read, wake-up and flush).
-# Usage: load-tests/bench/request-cost.sh [server-jar] [registrations|queries|all] [none|tokens]
+# Usage: load-tests/bench/request-cost.sh [server-jar] [registrations|queries|all] [none|tokens|tls|tokens+tls]
 #   (defaults: this checkout's jar, all, none). With "tokens" the server has a token file and every
-#   virtual user presents a token (read and write on every namespace) in its SETUP.
+#   virtual user presents a token (read and write on every namespace) in its SETUP; with "tls" every
+#   connection is TLS (a CA and certificates made with openssl for the run).
 # Registrations: RegistrationStorm on 50 connections; queries: QueryStorm of a 20-instance service.
 # Starts the server (default settings, durable state in a scratch directory), warms it with two
 # runs of each shape, and prints the third of each. Build first: mvn -q -DskipTests package
@@ -17,21 +18,36 @@ data=$(mktemp -d)
 tokens=$(mktemp)
 server_args=()
 load_args=()
-if [ "$auth" = tokens ]; then
+target=tcp://127.0.0.1:7070
+if [ "$auth" = tokens ] || [ "$auth" = tokens+tls ]; then
   token=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
   printf '{"tokens":[{"name":"bench","sha256":"%s","permissions":{"*":["read","write"]}}]}' \
     "$(printf %s "$token" | sha256sum | cut -d' ' -f1)" > "$tokens"
   server_args=(--token-file "$tokens")
   load_args=(--token "$token")
 fi
+if [ "$auth" = tls ] || [ "$auth" = tokens+tls ]; then
+  certs=$(mktemp -d)
+  (cd "$certs"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -noenc -keyout ca.key -out ca.pem -days 1 \
+      -subj /CN=bench-ca 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -noenc -keyout server.key -out server.csr \
+      -subj /CN=registry 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\n' > server.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 -extfile server.ext \
+      -out server.pem 2>/dev/null)
+  server_args+=(--tls-cert-file "$certs/server.pem" --tls-key-file "$certs/server.key")
+  load_args+=(--ca-file "$certs/ca.pem")
+  target=tls://127.0.0.1:7070
+fi
 java -XX:+ExitOnOutOfMemoryError -jar "$jar" --port 7070 --data-dir "$data" "${server_args[@]}" \
   > target-bench-server.log 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$data" "$tokens" target-bench-server.log' EXIT
+trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$data" "$tokens" "${certs:-}" target-bench-server.log' EXIT
 for i in $(seq 1 60); do grep -q listening target-bench-server.log 2>/dev/null && break; sleep 0.5; done
 
 run() {
-  java -jar load-tests/target/load-tests.jar "$@" --server-pid "$server" "${load_args[@]}" 2>&1 \
+  java -jar load-tests/target/load-tests.jar "$@" --server-pid "$server" --target "$target" "${load_args[@]}" 2>&1 \
     | grep -E "^(RegistrationStorm|QueryStorm|register |query |server CPU)" || true
 }
 measure() {

@@ -49,6 +49,10 @@ public final class LoadTestMain implements Callable<Integer> {
           + "REGISTRY_TOKEN variable)")
   String token;
 
+  @Option(names = "--ca-file", description = "With a tls:// target: PEM CA certificate(s) that signed the server's "
+      + "certificate (default: the JVM's trust store)")
+  Path caFile;
+
   @Option(names = "--reports-dir", defaultValue = "load-tests/target/reports",
       description = "Where HTML reports go. Default: ${DEFAULT-VALUE}")
   Path reportsDir;
@@ -78,7 +82,7 @@ public final class LoadTestMain implements Callable<Integer> {
   public Integer call() {
     Params params = new Params(parse(parameters));
     var sim = BuiltIn.build(simulation, params);
-    Target server = Target.parse(target).withToken(token);
+    Target server = Target.parse(target).withToken(token).withTrustedCertificates(caFile);
     java.net.URI metrics = metricsUrl != null ? metricsUrl
         : java.net.URI.create("http://" + server.host() + ":7080/metrics");
     RunResult result = Runner.run(sim, server, params.used(), serverPid, metrics);

@@ -46,6 +46,8 @@ final class ConnectionManager implements Disposable {
   private final Duration minBackoff;
   /** The bearer token every connection presents in its SETUP; null for none. */
   private final @Nullable String token;
+  /** TLS for {@code tls://} servers; null: the JVM's default trust store. */
+  private final @Nullable ClientTls tls;
   private final Duration maxBackoff;
   private final Duration connectTimeout;
   private final ClientMeters meters;
@@ -56,9 +58,10 @@ final class ConnectionManager implements Disposable {
   private volatile Disposable connecting;
   private volatile Link current;
 
-  ConnectionManager(List<URI> servers, String clientName, @Nullable String token, Duration minBackoff,
-      Duration maxBackoff, Duration connectTimeout, RandomGenerator random, ClientMeters meters) {
+  ConnectionManager(List<URI> servers, String clientName, @Nullable String token, @Nullable ClientTls tls,
+      Duration minBackoff, Duration maxBackoff, Duration connectTimeout, RandomGenerator random, ClientMeters meters) {
     this.token = token;
+    this.tls = tls;
     List<URI> shuffled = new ArrayList<>(servers);
     for (int i = shuffled.size() - 1; i > 0; i--) {
       Collections.swap(shuffled, i, random.nextInt(i + 1));
@@ -117,7 +120,7 @@ final class ConnectionManager implements Disposable {
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(token == null ? DefaultPayload.create(setup) : ByteBufPayload.create(
             Unpooled.copiedBuffer(setup, StandardCharsets.UTF_8), BearerMetadata.composite(ByteBufAllocator.DEFAULT, token)))
-        .connect(ClientTransports.tcp(server.getHost(), server.getPort()))
+        .connect(ClientTransports.of(server, tls))
         .timeout(connectTimeout)
         .map(socket -> new Link(socket, generations.incrementAndGet(), server));
   }

@@ -49,7 +49,7 @@ public final class RegistryClient {
 
   private RegistryClient(Builder builder) {
     ClientMeters meters = ClientMeters.of(builder.meterRegistry);
-    this.connections = new ConnectionManager(builder.servers, builder.clientName, builder.token, builder.minBackoff,
+    this.connections = new ConnectionManager(builder.servers, builder.clientName, builder.token, builder.tls, builder.minBackoff,
         builder.maxBackoff, builder.connectTimeout, builder.random, meters);
     this.registrar = new Registrar(connections, builder.requestTimeout, builder.minBackoff, builder.maxBackoff,
         meters);
@@ -205,6 +205,7 @@ public final class RegistryClient {
     private final List<URI> servers = new ArrayList<>();
     private String clientName = "reactive-registry-client";
     private @Nullable String token;
+    private @Nullable ClientTls tls;
     private Duration minBackoff = Duration.ofMillis(100);
     private Duration maxBackoff = Duration.ofSeconds(5);
     private Duration connectTimeout = Duration.ofSeconds(5);
@@ -218,7 +219,7 @@ public final class RegistryClient {
     private Builder() {}
 
     /**
-     * Server addresses, {@code tcp://host:port}; the client uses one at a time and fails over to
+     * Server addresses, {@code tcp://host:port}, or {@code tls://host:port} (see {@link #tls}); the client uses one at a time and fails over to
      * the next. Every address listed must be a member of one registry cluster: independent servers
      * do not share what is registered on them, so clients that land on different ones would never
      * see each other. With a single server, list just that one.
@@ -226,8 +227,10 @@ public final class RegistryClient {
     public Builder servers(String... addresses) {
       for (String address : addresses) {
         URI uri = URI.create(address);
-        if (!"tcp".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 1) {
-          throw new IllegalArgumentException("a server address looks like tcp://127.0.0.1:7070, not " + address);
+        if (!("tcp".equals(uri.getScheme()) || "tls".equals(uri.getScheme())) || uri.getHost() == null
+            || uri.getPort() < 1) {
+          throw new IllegalArgumentException("a server address looks like tcp://127.0.0.1:7070 (or tls://... for "
+              + "a server with TLS), not " + address);
         }
         servers.add(uri);
       }
@@ -249,6 +252,16 @@ public final class RegistryClient {
         throw new IllegalArgumentException("a token is a non-empty string");
       }
       this.token = value;
+      return this;
+    }
+
+    /**
+     * How to speak TLS to {@code tls://} servers: the CA that signed their certificates, and for
+     * mutual TLS this client's certificate. Without it a {@code tls://} server must have a
+     * certificate the JVM's default trust store accepts.
+     */
+    public Builder tls(ClientTls value) {
+      this.tls = value;
       return this;
     }
 

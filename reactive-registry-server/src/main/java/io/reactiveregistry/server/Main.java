@@ -7,6 +7,7 @@ import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.process.FatalErrors;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
+import io.reactiveregistry.server.tls.TlsFiles;
 import io.reactiveregistry.server.transport.ServerLimits;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -249,6 +250,19 @@ public final class Main implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}")
   long failedAuthenticationWindowMs;
 
+  @Option(names = "--tls-cert-file",
+      description = "PEM certificate chain of the server: with --tls-key-file, every port speaks TLS (RSocket over "
+          + "TCP, wss:// and https://); read again when it changes. Default: none")
+  Path tlsCertFile;
+
+  @Option(names = "--tls-key-file", description = "PEM private key (PKCS#8) of --tls-cert-file. Default: none")
+  Path tlsKeyFile;
+
+  @Option(names = "--tls-client-ca-file",
+      description = "PEM CA certificate(s): every client must present a certificate it signed (mutual TLS). "
+          + "Default: none")
+  Path tlsClientCaFile;
+
   @Option(names = "--in-memory", arity = "0..1",
       description = "Keep durable state in memory only: nothing survives a restart (trying things out, tests).")
   boolean inMemory;
@@ -320,7 +334,7 @@ public final class Main implements Callable<Integer> {
         .withExpiryTick(Duration.ofMillis(expiryTickMs))
         .withExpiryBudget(expiryBudget)
         .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
-            Duration.ofMillis(failedAuthenticationWindowMs)));
+            Duration.ofMillis(failedAuthenticationWindowMs), TlsFiles.of(tlsCertFile, tlsKeyFile, tlsClientCaFile)));
   }
 
   static final class Version implements CommandLine.IVersionProvider {

@@ -23,6 +23,8 @@ import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.security.StaticTokens;
 import io.reactiveregistry.server.storage.DurableStore;
 import io.reactiveregistry.server.storage.RatisStore;
+import io.reactiveregistry.server.tls.ReloadingSslContext;
+import io.reactiveregistry.server.tls.TlsFiles;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
 import io.reactiveregistry.server.transport.ServerIdentity;
 import io.rsocket.transport.netty.server.CloseableChannel;
@@ -57,7 +59,7 @@ public final class RegistryServer implements Disposable {
   /** How long answers already being written get before connections are closed at shutdown. */
   private static final Duration IN_FLIGHT_GRACE = Duration.ofMillis(200);
   /** How long replaying storage may take at start before the server gives up. */
-  /** How often the token file is read for changes: a revoked token's connections close within it. */
+  /** How often the token file and TLS files are read for changes: a revoked token's connections close within it. */
   private static final Duration TOKEN_FILE_POLL = Duration.ofSeconds(1);
   private static final Duration RESTORE_TIMEOUT = Duration.ofMinutes(5);
   private static final Logger log = LoggerFactory.getLogger(RegistryServer.class);
@@ -132,6 +134,7 @@ public final class RegistryServer implements Disposable {
       Supplier<String> storageFailure = () -> store == null ? null : store.failureDescription();
       ProtectedMode protectedMode = new ProtectedMode(config.security());
       Access access = access(config.security(), serverMeters, clock);
+      ReloadingSslContext tls = tls(config.security().tls());
       if (access.tokens() != null) {
         log.info("tokens: {} read from {}; every request needs one (watched for changes)",
             access.tokens().size(), access.tokens().file().toAbsolutePath());
@@ -149,7 +152,7 @@ public final class RegistryServer implements Disposable {
       }
       RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock, serverMeters,
           () -> store == null ? "IN_MEMORY" : storageFailure.get() == null ? "OK" : "FAILED: " + storageFailure.get(),
-          protectedMode, access);
+          protectedMode, access, tls);
       registerGauges(serverMeters, runtime, endpoint);
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
       AtomicBoolean ready = new AtomicBoolean();
@@ -158,7 +161,7 @@ public final class RegistryServer implements Disposable {
           Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure,
           new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
               serverMeters.connectionsRefused("http", "address")),
-          protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access);
+          protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls);
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = restored == null ? Mono.empty()
@@ -169,6 +172,7 @@ public final class RegistryServer implements Disposable {
           .map(ports -> {
             ServerConfig.HealthChecks checks = config.healthChecks();
             Disposable ticker = Disposables.composite(
+                tls != null ? tls.watch(TOKEN_FILE_POLL, Schedulers.boundedElastic()) : Disposables.disposed(),
                 access.tokens() != null ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
                     : Disposables.disposed(),
                 new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel()),
@@ -310,6 +314,22 @@ public final class RegistryServer implements Disposable {
           security.failedAuthenticationWindow(), clock), meters.authenticationsFailed()::increment);
     } catch (IOException e) {
       throw new UncheckedIOException(file + " cannot be read: " + e.getMessage(), e);
+    }
+  }
+
+  /** TLS on every port when its files are configured; files that cannot be used stop the start. */
+  private static ReloadingSslContext tls(TlsFiles files) {
+    if (files == null) {
+      return null;
+    }
+    try {
+      ReloadingSslContext context = ReloadingSslContext.read(files);
+      log.info("TLS on every port: certificate {}{} (watched for changes)", files.certificate().toAbsolutePath(),
+          files.clientCa() == null ? "" : ", clients must present a certificate signed by "
+              + files.clientCa().toAbsolutePath());
+      return context;
+    } catch (IOException e) {
+      throw new UncheckedIOException("TLS files cannot be read: " + e.getMessage(), e);
     }
   }
 

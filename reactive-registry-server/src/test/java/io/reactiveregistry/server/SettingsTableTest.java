@@ -3,11 +3,13 @@ package io.reactiveregistry.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.reactiveregistry.server.tls.TlsFiles;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +38,17 @@ class SettingsTableTest {
 
   /** A setting, three values (file, environment, flag) and where it lands in the configuration. */
   record Setting(String flag, String inFile, String inEnvironment, String onFlag, Function<ServerConfig, Object> read,
-      Function<String, Object> expected) {
+      Function<String, Object> expected, List<String> companions) {
+    Setting(String flag, String inFile, String inEnvironment, String onFlag, Function<ServerConfig, Object> read,
+        Function<String, Object> expected) {
+      this(flag, inFile, inEnvironment, onFlag, read, expected, List.of());
+    }
+
+    /** The same, set together with the flags it needs ({@code --tls-key-file} with a certificate). */
+    Setting with(String... flags) {
+      return new Setting(flag, inFile, inEnvironment, onFlag, read, expected, List.of(flags));
+    }
+
     @Override
     public String toString() {
       return flag;
@@ -119,7 +131,23 @@ class SettingsTableTest {
         integer("--max-failed-authentications", "11", "12", "13", c -> c.security().maxFailedAuthentications()),
         millis("--failed-authentication-window-ms", "61000", "62000", "63000",
             c -> c.security().failedAuthenticationWindow()),
+        setting("--tls-cert-file", "c1.pem", "c2.pem", "c3.pem", c -> tls(c, TlsFiles::certificate), Path::of)
+            .with("--tls-key-file", "key.pem"),
+        setting("--tls-key-file", "k1.pem", "k2.pem", "k3.pem", c -> tls(c, TlsFiles::key), Path::of)
+            .with("--tls-cert-file", "cert.pem"),
+        setting("--tls-client-ca-file", "a1.pem", "a2.pem", "a3.pem", c -> tls(c, TlsFiles::clientCa), Path::of)
+            .with("--tls-cert-file", "cert.pem", "--tls-key-file", "key.pem"),
         setting("--in-memory", "true", "false", "true", c -> !c.storage().durable(), Boolean::valueOf));
+  }
+
+  private static Object tls(ServerConfig config, Function<TlsFiles, Path> file) {
+    return config.security().tls() == null ? null : file.apply(config.security().tls());
+  }
+
+  private static String[] with(List<String> companions, String... args) {
+    List<String> all = new ArrayList<>(companions);
+    all.addAll(List.of(args));
+    return all.toArray(String[]::new);
   }
 
   private ServerConfig parse(Map<String, String> environment, String... args) {
@@ -138,12 +166,14 @@ class SettingsTableTest {
 
     assertThat(setting.read().apply(parse(Map.of()))).as("the built-in default is ServerConfig.DEFAULTS'")
         .isEqualTo(setting.read().apply(ServerConfig.DEFAULTS));
-    assertThat(setting.read().apply(parse(Map.of(), "--config-file", file.toString())))
+    List<String> companions = setting.companions();
+    assertThat(setting.read().apply(parse(Map.of(), with(companions, "--config-file", file.toString()))))
         .isEqualTo(setting.expected().apply(setting.inFile()));
     assertThat(setting.read().apply(parse(Map.of(variable, setting.inEnvironment(),
-        ConfigSources.FILE_VARIABLE, file.toString())))).isEqualTo(setting.expected().apply(setting.inEnvironment()));
-    assertThat(setting.read().apply(parse(Map.of(variable, setting.inEnvironment()), "--config-file", file.toString(),
-        setting.flag(), setting.onFlag()))).isEqualTo(setting.expected().apply(setting.onFlag()));
+        ConfigSources.FILE_VARIABLE, file.toString()), with(companions))))
+        .isEqualTo(setting.expected().apply(setting.inEnvironment()));
+    assertThat(setting.read().apply(parse(Map.of(variable, setting.inEnvironment()), with(companions, "--config-file",
+        file.toString(), setting.flag(), setting.onFlag())))).isEqualTo(setting.expected().apply(setting.onFlag()));
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.reactiveregistry.cli;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.reactiveregistry.client.ClientTls;
 import io.reactiveregistry.client.ClientTransports;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.BearerMetadata;
@@ -15,6 +16,7 @@ import io.rsocket.util.DefaultPayload;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -30,8 +32,20 @@ import reactor.core.publisher.Flux;
 public final class RegistryCli implements Callable<Integer> {
 
   @Option(names = {"-t", "--target"}, defaultValue = "tcp://127.0.0.1:7070",
-      description = "Server address. Default: ${DEFAULT-VALUE}")
+      description = "Server address: tcp://host:port, or tls://host:port for a server with TLS. "
+          + "Default: ${DEFAULT-VALUE}")
   URI target;
+
+  @Option(names = "--ca-file", description = "With tls://: PEM CA certificate(s) that signed the server's certificate "
+      + "(default: the JVM's trust store)")
+  Path caFile;
+
+  @Option(names = "--cert-file", description = "With tls://: PEM certificate to present, for a server that asks "
+      + "for one (mutual TLS)")
+  Path certFile;
+
+  @Option(names = "--key-file", description = "With tls://: PKCS#8 PEM key of --cert-file")
+  Path keyFile;
 
   @Option(names = {"-r", "--route"}, required = true, description = "Route, e.g. instance.register")
   String route;
@@ -96,7 +110,7 @@ public final class RegistryCli implements Callable<Integer> {
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(setup())
-        .connect(ClientTransports.tcp(target.getHost(), target.getPort()))
+        .connect(ClientTransports.of(target, new ClientTls(caFile, certFile, keyFile)))
         .block(Duration.ofSeconds(10));
     try {
       if (interaction.fireAndForget) {

@@ -7,6 +7,7 @@ import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
+import io.reactiveregistry.server.tls.TlsFiles;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -141,7 +142,8 @@ class ReadmeTourTest {
    */
   @Test
   void theSecuritySectionRunsAsWritten() throws Exception {
-    String security = section("## Securing the registry");
+    String whole = section("## Securing the registry");
+    String security = whole.substring(0, whole.indexOf("\n### TLS\n"));
     String makeTokens = shellUntilServerStarts(security, "APP_TOKEN=");
     String makeKeys = shellUntilServerStarts(security, "b64url()");
     int signing = security.indexOf("```sh\nHEADER=");
@@ -167,6 +169,37 @@ class ReadmeTourTest {
       boolean refusal = line.expected() != null && line.expected().startsWith("{\"code\"");
       assertThat(result.exitCode()).as(line.text() + "\n" + result.err()).isEqualTo(refusal ? 1 : 0);
       assertThat(refusal ? result.err() : result.out()).as(line.text()).isEqualTo(line.expected());
+    }
+  }
+
+  /**
+   * "TLS": the README's openssl lines make a CA and the server's and a client's certificates, the
+   * server starts with them as the README's command line says (client certificates required), and
+   * the {@code $CLI} line prints what the README shows over {@code tls://}.
+   */
+  @Test
+  void theTlsSectionRunsAsWritten() throws Exception {
+    String whole = section("## Securing the registry");
+    String tls = whole.substring(whole.indexOf("\n### TLS\n"));
+    Process bash = new ProcessBuilder("bash", "-euc", shellUntilServerStarts(tls, "# A CA"))
+        .directory(data.toFile()).redirectErrorStream(true).start();
+    String output = new String(bash.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(bash.waitFor()).as("the README's openssl lines\n" + output).isZero();
+    String start = tls.substring(tls.indexOf("\njava ") + 1, tls.indexOf("\n", tls.indexOf("\njava ") + 1));
+    assertThat(start).contains("--tls-cert-file server.pem", "--tls-key-file server.key", "--tls-client-ca-file ca.pem");
+    server = RegistryServer.start(ServerConfig.ephemeralLoopback().withSecurity(SecurityConfig.DEFAULTS.withTls(
+        new TlsFiles(data.resolve("server.pem"), data.resolve("server.key"), data.resolve("ca.pem")))))
+        .block(Duration.ofSeconds(30));
+
+    List<Line> lines = Line.parse(tls);
+    assertThat(lines).isNotEmpty();
+    for (Line written : lines) {
+      List<String> args = written.args().stream()
+          .map(word -> word.endsWith(".pem") || word.endsWith(".key") ? data.resolve(word).toString() : word).toList();
+      Line line = new Line(written.text(), args, written.expected(), written.before());
+      Result result = run(line);
+      assertThat(result.exitCode()).as(line.text() + "\n" + result.err()).isZero();
+      assertThat(result.out()).as(line.text()).isEqualTo(line.expected());
     }
   }
 
@@ -254,7 +287,8 @@ class ReadmeTourTest {
         result.remove(target + 1);
         result.remove(target);
       }
-      result.addAll(0, List.of("--target", "tcp://127.0.0.1:" + port));
+      String scheme = target >= 0 && args.get(target + 1).startsWith("tls://") ? "tls" : "tcp";
+      result.addAll(0, List.of("--target", scheme + "://127.0.0.1:" + port));
       boolean watchedInATerminal = text.contains("--hold") || before.contains("Watch the service");
       if (result.contains("--stream") && !result.contains("--take") && !watchedInATerminal) {
         result.addAll(List.of("--take", "1"));

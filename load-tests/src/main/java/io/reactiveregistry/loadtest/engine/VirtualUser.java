@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.reactiveregistry.client.ClientTransports;
 import io.reactiveregistry.loadtest.metrics.Metrics;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.BearerMetadata;
@@ -82,7 +81,7 @@ public final class VirtualUser {
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(setup())
-        .connect(ClientTransports.tcp(target.host(), target.port()))
+        .connect(target.transport())
         .doOnNext(socket -> {
           rsocket = socket;
           metrics.recordOk("connect", start);

@@ -5,6 +5,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.ssl.SslContext;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
@@ -62,6 +63,8 @@ public final class HttpEndpoint {
   private final ProtectedMode protectedMode;
   private final Counter refusedByProtectedMode;
   private final Access access;
+  /** TLS (https://); null for plain HTTP. */
+  private final @Nullable SslContext tls;
 
   /**
    * @param failure what failed beyond repair without a restart (durable storage), or null while
@@ -69,7 +72,8 @@ public final class HttpEndpoint {
    */
   public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready,
       Duration idleTimeout, Supplier<String> failure, ConnectionDoor door, ProtectedMode protectedMode,
-      Counter refusedByProtectedMode, Access access) {
+      Counter refusedByProtectedMode, Access access, @Nullable SslContext tls) {
+    this.tls = tls;
     this.access = access;
     this.door = door;
     this.protectedMode = protectedMode;
@@ -82,7 +86,8 @@ public final class HttpEndpoint {
   }
 
   public Mono<DisposableServer> bind(String host, int port) {
-    return SlowClients.bounded(HttpServer.create().host(host).port(port), idleTimeout)
+    HttpServer server = HttpServer.create().host(host).port(port);
+    return SlowClients.bounded(tls == null ? server : server.secure(spec -> spec.sslContext(tls)), idleTimeout)
         // At the channel's creation: HTTP's doOnConnection waits for a request, which an idle
         // connection never sends.
         .doOnChannelInit((observer, channel, remote) -> {

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.security;
 
+import io.reactiveregistry.server.tls.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -16,14 +17,15 @@ import org.jspecify.annotations.Nullable;
  * @param maxFailedAuthentications tokens that are not valid one address may present in a window;
  *     past it, every token from that address is refused until the window ends
  * @param failedAuthenticationWindow that window
+ * @param tls the PEM files of TLS on every port; null for plain TCP, WebSocket and HTTP
  */
 public record SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenFile, @Nullable Path jwtKeysFile,
-    int maxFailedAuthentications, Duration failedAuthenticationWindow) {
+    int maxFailedAuthentications, Duration failedAuthenticationWindow, @Nullable TlsFiles tls) {
   private static final int DEFAULTS_MAX_FAILED = 10;
   private static final Duration DEFAULTS_WINDOW = Duration.ofMinutes(1);
   /** Protected mode: loopback connections only. */
   public static final SecurityConfig DEFAULTS = new SecurityConfig(false, null, null, DEFAULTS_MAX_FAILED,
-      DEFAULTS_WINDOW);
+      DEFAULTS_WINDOW, null);
 
   public SecurityConfig {
     if (maxFailedAuthentications < 1) {
@@ -39,7 +41,18 @@ public record SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenF
   }
 
   public SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenFile, @Nullable Path jwtKeysFile) {
-    this(allowUnauthenticated, tokenFile, jwtKeysFile, DEFAULTS_MAX_FAILED, DEFAULTS_WINDOW);
+    this(allowUnauthenticated, tokenFile, jwtKeysFile, DEFAULTS_MAX_FAILED, DEFAULTS_WINDOW, null);
+  }
+
+  public SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenFile, @Nullable Path jwtKeysFile,
+      int maxFailedAuthentications, Duration failedAuthenticationWindow) {
+    this(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications, failedAuthenticationWindow, null);
+  }
+
+  /** The same, with TLS on every port from these files. */
+  public SecurityConfig withTls(@Nullable TlsFiles files) {
+    return new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
+        failedAuthenticationWindow, files);
   }
 
   /** Whether any credentials are configured. */

@@ -7,6 +7,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.ChannelGroupFuture;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.audit.TraceHub;
@@ -31,6 +32,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -60,10 +62,14 @@ public final class RSocketEndpoint {
   private final ServerLimits limits;
   private final ConnectionDoor tcpDoor;
   private final ConnectionDoor webSocketDoor;
+  /** TLS on both RSocket ports; null for plain TCP and WebSocket. */
+  private final @Nullable SslContext tls;
 
   /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
   public RSocketEndpoint(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, ServerLimits limits,
-      InstantSource clock, ServerMeters meters, Supplier<String> storage, ProtectedMode protectedMode, Access access) {
+      InstantSource clock, ServerMeters meters, Supplier<String> storage, ProtectedMode protectedMode, Access access,
+      @Nullable SslContext tls) {
+    this.tls = tls;
     this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage, access);
     this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters, protectedMode, access, clock,
         Schedulers.parallel());
@@ -83,15 +89,18 @@ public final class RSocketEndpoint {
   }
 
   public Mono<CloseableChannel> bindTcp(String host, int port) {
-    return rsocketServer().bind(TcpServerTransport.create(guarded(TcpServer.create().host(host).port(port)),
-        frameLimit()));
+    TcpServer server = TcpServer.create().host(host).port(port);
+    return rsocketServer().bind(TcpServerTransport.create(guarded(tls == null ? server
+        : server.secure(spec -> spec.sslContext(tls))), frameLimit()));
   }
 
   /** RSocket over WebSocket at {@code /rsocket}: browsers, proxies, rsocket-js. Same routes, same limits. */
   public Mono<DisposableServer> bindWebSocket(String host, int port) {
     ServerTransport.ConnectionAcceptor rsocket = rsocketServer().asConnectionAcceptor(frameLimit());
     WebsocketServerSpec spec = WebsocketServerSpec.builder().maxFramePayloadLength(frameLimit()).build();
-    return SlowClients.bounded(HttpServer.create().host(host).port(port), Duration.ofMillis(limits.httpIdleTimeoutMs()))
+    HttpServer server = HttpServer.create().host(host).port(port);
+    return SlowClients.bounded(tls == null ? server : server.secure(ssl -> ssl.sslContext(tls)),
+            Duration.ofMillis(limits.httpIdleTimeoutMs()))
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
         .doOnConnection(this::accepted)
         .route(routes -> routes.ws("/rsocket", filtered(WebsocketRouteTransport.newHandler(rsocket)), spec))
@@ -152,8 +161,13 @@ public final class RSocketEndpoint {
     }
     connections.add(connection.channel());
     if (tcp) { // WebSocket is bounded by HTTP's timeouts
-      connection.channel().pipeline().addFirst("setup-guard",
-          new SetupGuard(limits.maxSetupBytes(), Duration.ofMillis(limits.setupTimeoutMs())));
+      SetupGuard guard = new SetupGuard(limits.maxSetupBytes(), Duration.ofMillis(limits.setupTimeoutMs()));
+      ChannelPipeline pipeline = connection.channel().pipeline();
+      if (pipeline.get(NettyPipeline.SslHandler) != null) { // it reads frames: behind TLS, in the clear
+        pipeline.addAfter(NettyPipeline.SslHandler, "setup-guard", guard);
+      } else {
+        pipeline.addFirst("setup-guard", guard);
+      }
     }
     connection.addHandlerLast("outbound-backlog-guard", backlogGuard);
     // After the frame decoder, which the transport adds once this callback has run: exceptions

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.handler.ssl.SslContext;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
@@ -56,6 +57,22 @@ public final class WireClient implements AutoCloseable {
   public static WireClient connectWebSocketWithToken(int port, String client, String token) {
     return new WireClient(connector(client, token)
         .connect(WebsocketClientTransport.create(URI.create("ws://127.0.0.1:" + port + "/rsocket")))
+        .block(Duration.ofSeconds(5)));
+  }
+
+  /** Over TLS ({@code tls://}): RSocket over TCP through {@code tls}. */
+  public static WireClient connectTls(int port, String client, SslContext tls) {
+    return new WireClient(connector(client, null)
+        .connect(TcpClientTransport.create(TcpClient.newConnection().host("127.0.0.1").port(port)
+            .secure(spec -> spec.sslContext(tls))))
+        .block(Duration.ofSeconds(5)));
+  }
+
+  /** Over WebSocket with TLS ({@code wss://127.0.0.1:port/rsocket}). */
+  public static WireClient connectWss(int port, String client, SslContext tls) {
+    return new WireClient(connector(client, null)
+        .connect(WebsocketClientTransport.create(reactor.netty.http.client.HttpClient.create().host("127.0.0.1")
+            .port(port).secure(spec -> spec.sslContext(tls)), "/rsocket"))
         .block(Duration.ofSeconds(5)));
   }
 
