@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
@@ -20,9 +21,11 @@ import io.reactiveregistry.server.errors.ErrorTable;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.security.Access;
+import io.reactiveregistry.server.security.Credential;
 import io.reactiveregistry.server.security.Permission;
 import io.reactiveregistry.server.security.Principal;
 import io.reactiveregistry.server.security.ProtectedMode;
+import io.reactiveregistry.server.tls.ClientCertificates;
 import io.reactiveregistry.server.wire.ServicePages;
 import io.reactiveregistry.server.wire.WireViews;
 import java.time.Duration;
@@ -133,8 +136,11 @@ public final class HttpEndpoint {
       return null;
     }
     String header = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
-    if (header == null) {
-      return null;
+    if (header == null) { // a client certificate may speak for the request
+      SslHandler[] tls = new SslHandler[1];
+      request.withConnection(connection -> tls[0] = connection.channel().pipeline().get(SslHandler.class));
+      Credential certificate = access.certificate(ClientCertificates.commonName(tls[0]));
+      return certificate == null ? null : certificate.principal();
     }
     if (!header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
       throw new EdgeRefusal(ErrorCode.UNAUTHENTICATED, "the Authorization header must be 'Bearer <token>'");

@@ -87,6 +87,18 @@ public final class Access {
   }
 
   /**
+   * The principal a TLS client certificate speaks for: the token-file entry named after its
+   * subject's common name, marked {@code clientCertificate}; null when none is.
+   */
+  public @Nullable Credential certificate(@Nullable String commonName) {
+    if (tokens == null || commonName == null) {
+      return null;
+    }
+    return tokens.byCertificate(commonName)
+        .map(entry -> new Credential(entry.principal(), null, null, commonName)).orElse(null);
+  }
+
+  /**
    * Refuses a request that may not do {@code permission} in {@code namespace} (null: in every
    * namespace): {@code UNAUTHENTICATED} without a principal, {@code FORBIDDEN} without the grant.
    * A null permission asks only for a principal.

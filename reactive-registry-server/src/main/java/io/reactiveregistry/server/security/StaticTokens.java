@@ -69,6 +69,16 @@ public final class StaticTokens {
     return Optional.ofNullable(found);
   }
 
+  /** The entry a TLS client certificate with this subject common name speaks for, as the file says now. */
+  public Optional<TokenFile.Entry> byCertificate(String commonName) {
+    for (TokenFile.Entry entry : entries) {
+      if (entry.clientCertificate() && entry.principal().name().equals(commonName)) {
+        return Optional.of(entry);
+      }
+    }
+    return Optional.empty();
+  }
+
   /** Emits after each reload that changed the tokens. */
   public Flux<Integer> reloads() {
     return reloads.asFlux();

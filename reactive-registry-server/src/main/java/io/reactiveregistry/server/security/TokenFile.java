@@ -11,6 +11,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The static tokens a server accepts, read from a JSON file that holds only their SHA-256 hashes:
@@ -18,19 +19,26 @@ import java.util.Set;
  * <pre>{@code
  * {"tokens": [
  *   {"name": "orders-app", "sha256": "<64 hex digits>", "permissions": {"prod": ["read", "write"]}},
- *   {"name": "ops", "sha256": "<64 hex digits>", "permissions": {"*": ["read", "write", "admin"]}}
+ *   {"name": "ops", "sha256": "<64 hex digits>", "permissions": {"*": ["read", "write", "admin"]}},
+ *   {"name": "billing", "clientCertificate": true, "permissions": {"prod": ["read"]}}
  * ]}
  * }</pre>
+ *
+ * An entry with {@code "clientCertificate": true} speaks also (or, without {@code sha256}, only) for
+ * a TLS client certificate whose subject's common name is the entry's name.
  *
  * A file that breaks a rule is refused whole, with a message naming the entry and the rule.
  */
 public final class TokenFile {
-  /** One token: the principal it speaks for, and the hash of its secret. */
-  public record Entry(Principal principal, byte[] sha256) {}
+  /**
+   * One principal: what it may do, the hash of its token (null: none), and whether a client
+   * certificate named after it speaks for it.
+   */
+  public record Entry(Principal principal, byte @Nullable [] sha256, boolean clientCertificate) {}
 
   record Body(List<EntryBody> tokens) {}
 
-  record EntryBody(String name, String sha256, Map<String, List<String>> permissions) {}
+  record EntryBody(String name, String sha256, Boolean clientCertificate, Map<String, List<String>> permissions) {}
 
   private TokenFile() {}
 
@@ -61,7 +69,12 @@ public final class TokenFile {
       if (!names.add(entry.name())) {
         throw invalid(file, at + ".name repeats " + entry.name());
       }
-      if (entry.sha256() == null || !entry.sha256().matches("[0-9a-fA-F]{64}")) {
+      boolean certificate = Boolean.TRUE.equals(entry.clientCertificate());
+      if (entry.sha256() == null && !certificate) {
+        throw invalid(file, at + ".sha256 is required (the SHA-256 of the token, 64 hex digits), unless "
+            + "clientCertificate is true");
+      }
+      if (entry.sha256() != null && !entry.sha256().matches("[0-9a-fA-F]{64}")) {
         throw invalid(file, at + ".sha256 must be the SHA-256 of the token, 64 hex digits");
       }
       if (entry.permissions() == null || entry.permissions().isEmpty()) {
@@ -73,7 +86,8 @@ public final class TokenFile {
       } catch (IllegalArgumentException e) {
         throw invalid(file, e.getMessage());
       }
-      entries.add(new Entry(new Principal(entry.name(), grants), HexFormat.of().parseHex(entry.sha256())));
+      entries.add(new Entry(new Principal(entry.name(), grants),
+          entry.sha256() == null ? null : HexFormat.of().parseHex(entry.sha256()), certificate));
     }
     return entries;
   }

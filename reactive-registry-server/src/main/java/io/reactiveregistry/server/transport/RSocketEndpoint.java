@@ -8,6 +8,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.ChannelGroupFuture;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.audit.TraceHub;
@@ -54,6 +55,7 @@ public final class RSocketEndpoint {
   private final ChannelGroup connections = new DefaultChannelGroup("registry-connections", GlobalEventExecutor.INSTANCE);
   private volatile boolean stopping;
   private final PeerAddresses peers = new PeerAddresses();
+  private final PeerCertificates certificates = new PeerCertificates();
   private final OutboundBacklogGuard backlogGuard;
   private final FragmentBudget fragmentBudget;
   private final ServerMeters meters;
@@ -72,7 +74,7 @@ public final class RSocketEndpoint {
     this.tls = tls;
     this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage, access);
     this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters, protectedMode, access, clock,
-        Schedulers.parallel());
+        Schedulers.parallel(), certificates);
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
     this.meters = meters;
@@ -160,6 +162,7 @@ public final class RSocketEndpoint {
       return;
     }
     connections.add(connection.channel());
+    certificates.watch(connection.channel(), connection.channel().pipeline().get(SslHandler.class));
     if (tcp) { // WebSocket is bounded by HTTP's timeouts
       SetupGuard guard = new SetupGuard(limits.maxSetupBytes(), Duration.ofMillis(limits.setupTimeoutMs()));
       ChannelPipeline pipeline = connection.channel().pipeline();

@@ -49,11 +49,14 @@ final class SetupAcceptor implements SocketAcceptor {
   private final Access access;
   private final Counter refusedByAuthentication;
   private final InstantSource clock;
+  private final PeerCertificates certificates;
   /** Where expiries are timed: virtual in tests. */
   private final Scheduler timer;
 
   SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits, ServerMeters meters,
-      ProtectedMode protectedMode, Access access, InstantSource clock, Scheduler timer) {
+      ProtectedMode protectedMode, Access access, InstantSource clock, Scheduler timer,
+      PeerCertificates certificates) {
+    this.certificates = certificates;
     this.clock = clock;
     this.timer = timer;
     this.protectedMode = protectedMode;
@@ -107,8 +110,8 @@ final class SetupAcceptor implements SocketAcceptor {
     int nowOpen = open.incrementAndGet();
     log.info("connection opened: {} (id {}, {} open)", label, owner.id(), nowOpen);
     Disposable revocation = credential == null ? Disposables.disposed()
-        : credential.staticHash() != null ? closeOnRevocation(credential, session, sendingSocket)
-        : closeOnExpiry(credential, session, sendingSocket);
+        : credential.expiresAt() != null ? closeOnExpiry(credential, session, sendingSocket)
+        : closeOnRevocation(credential, session, sendingSocket);
     sendingSocket.onClose()
         .doFinally(signal -> {
           revocation.dispose();
@@ -125,11 +128,17 @@ final class SetupAcceptor implements SocketAcceptor {
    * then carry its own) or when no tokens are configured.
    */
   private Credential credential(ConnectionSetupPayload setup, SocketAddress remote) {
-    if (!access.required() || !Protocol.METADATA_MIME_TYPE.equals(setup.metadataMimeType())) {
+    if (!access.required()) {
       return null;
     }
+    if (!Protocol.METADATA_MIME_TYPE.equals(setup.metadataMimeType())) {
+      return access.certificate(certificates.commonName(remote));
+    }
     String token = BearerMetadata.read(setup.hasMetadata() ? setup.sliceMetadata() : null);
-    return token == null ? null : access.authenticate(token, remote);
+    if (token == null) { // a client certificate may speak for the connection
+      return access.certificate(certificates.commonName(remote));
+    }
+    return access.authenticate(token, remote);
   }
 
   /**
@@ -139,11 +148,12 @@ final class SetupAcceptor implements SocketAcceptor {
   private Disposable closeOnRevocation(Credential credential, ConnectionSession session, RSocket connection) {
     StaticTokens tokens = access.tokens();
     return tokens.reloads().subscribe(count -> {
-      Optional<TokenFile.Entry> now = tokens.byHash(credential.staticHash());
+      Optional<TokenFile.Entry> now = credential.staticHash() != null ? tokens.byHash(credential.staticHash())
+          : tokens.byCertificate(credential.certificateName());
       if (now.isPresent()) {
         session.principal(now.get().principal());
       } else {
-        log.info("closing connection {} (id {}): its token '{}' was revoked", session.owner().label(),
+        log.info("closing connection {} (id {}): its credential for '{}' was revoked", session.owner().label(),
             session.owner().id(), credential.principal().name());
         connection.dispose();
       }

@@ -101,6 +101,36 @@ class TlsEndToEndTest {
   }
 
   @Test
+  void aClientCertificateSpeaksForThePrincipalNamedByItsCommonName() throws Exception {
+    Path tokens = dir.resolve("certificate-principals.json");
+    Files.writeString(tokens, "{\"tokens\":[{\"name\":\"orders-app\",\"clientCertificate\":true,"
+        + "\"permissions\":{\"prod\":[\"read\",\"write\"]}}]}");
+    Path[] stranger = ca.issue("stranger", false);
+    try (ServerFixture secured = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(
+        new SecurityConfig(false, tokens).withTls(new TlsFiles(server[0], server[1], ca.certificate()))))) {
+      WireClient app = WireClient.connectTls(secured.port(), "app", trusting(ca.certificate(), client));
+      assertThat(app.call("instance.register", "{\"namespace\":\"prod\",\"service\":\"orders\","
+          + "\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}")).contains("127.0.0.5#8080#DEFAULT");
+      var forbidden = app.error("admin.service.get", "{\"namespace\":\"prod\",\"service\":\"orders\"}");
+      assertThat(forbidden.code()).isEqualTo("FORBIDDEN");
+      assertThat(forbidden.message()).contains("'orders-app' lacks the admin permission");
+
+      try (WireClient unknown = WireClient.connectTls(secured.port(), "stranger", trusting(ca.certificate(), stranger))) {
+        assertThat(unknown.error("service.list", "{\"namespace\":\"prod\"}").code())
+            .as("a trusted certificate no entry names: no principal").isEqualTo("UNAUTHENTICATED");
+      }
+
+      String https = "https://127.0.0.1:" + secured.server().httpPort() + "/api/v1/services?namespace=prod";
+      Process curl = new ProcessBuilder("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert",
+          ca.certificate().toString(), "--cert", client[0].toString(), "--key", client[1].toString(), https).start();
+      assertThat(new String(curl.getInputStream().readAllBytes())).isEqualTo("200");
+
+      Files.writeString(tokens, "{\"tokens\":[]}"); // the principal revoked: its connections close
+      await().atMost(Duration.ofSeconds(10)).until(app::isDisposed);
+    }
+  }
+
+  @Test
   void aRenewedCertificateIsServedWithoutARestart() throws Exception {
     // The renewal comes from another CA, so that a client trusting only it proves which one is served.
     Path[] renewed = rogue.issue("registry", true);
