@@ -205,6 +205,11 @@ public final class Main implements Callable<Integer> {
       description = "Checks in flight at once. Default: ${DEFAULT-VALUE}")
   int healthCheckConcurrency;
 
+  @Option(names = "--health-check-ca-file",
+      description = "PEM CA certificate(s) trusted by https health checks (instances with health.http.scheme=https); "
+          + "default: the JVM's trust store. Default: none")
+  Path healthCheckCaFile;
+
   @Option(names = "--data-dir",
       description = "Directory of the Raft log and snapshots that keep service definitions, persistent instances "
           + "and overrides across restarts. Default: ${DEFAULT-VALUE}")
@@ -328,7 +333,7 @@ public final class Main implements Callable<Integer> {
         .withLifecycle(new LifecycleConfig(Duration.ofMillis(emptyServiceCleanupMs), Duration.ofMillis(overrideRetentionMs),
             selfPreservation, Duration.ofMillis(selfPreservationWindowMs), selfPreservationThreshold))
         .withHealthChecks(new ServerConfig.HealthChecks(Duration.ofMillis(healthCheckIntervalMs),
-            Duration.ofMillis(healthCheckTimeoutMs), healthCheckConcurrency))
+            Duration.ofMillis(healthCheckTimeoutMs), healthCheckConcurrency, healthCheckCaFile))
         .withStorage(inMemory ? StorageConfig.inMemory()
             : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites))
         .withExpiryTick(Duration.ofMillis(expiryTickMs))

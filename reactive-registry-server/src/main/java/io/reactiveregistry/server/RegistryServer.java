@@ -176,7 +176,7 @@ public final class RegistryServer implements Disposable {
                 access.tokens() != null ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
                     : Disposables.disposed(),
                 new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel()),
-                new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency())
+                new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency(), checks.caFile())
                     .start(Schedulers.parallel()));
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,

@@ -7,7 +7,9 @@ import io.reactiveregistry.server.core.RegistryConfig;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
 import io.reactiveregistry.server.transport.ServerLimits;
+import java.nio.file.Path;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything a server is started with. Immutable; each {@code with...} returns a copy.
@@ -55,7 +57,11 @@ public record ServerConfig(
   }
 
   /** Checks of persistent instances: how often each is checked, how long a check may take, how many at once. */
-  public record HealthChecks(Duration interval, Duration timeout, int concurrency) {
+  public record HealthChecks(Duration interval, Duration timeout, int concurrency, @Nullable Path caFile) {
+    public HealthChecks(Duration interval, Duration timeout, int concurrency) {
+      this(interval, timeout, concurrency, null);
+    }
+
     public HealthChecks {
       if (interval.toMillis() < 1 || timeout.toMillis() < 1 || concurrency < 1) {
         throw new IllegalArgumentException("health checks need an interval and a timeout of at least 1 ms and a "

@@ -118,6 +118,7 @@ class SettingsTableTest {
         millis("--health-check-interval-ms", "6000", "7000", "8000", c -> c.healthChecks().interval()),
         millis("--health-check-timeout-ms", "2100", "2200", "2300", c -> c.healthChecks().timeout()),
         integer("--health-check-concurrency", "65", "66", "67", c -> c.healthChecks().concurrency()),
+        setting("--health-check-ca-file", "h1.pem", "h2.pem", "h3.pem", c -> c.healthChecks().caFile(), Path::of),
         setting("--data-dir", "d1", "d2", "d3", c -> c.storage().dataDir(), Path::of),
         integer("--raft-port", "7191", "7192", "7193", c -> c.storage().raftPort()),
         setting("--snapshot-every", "101", "102", "103", c -> c.storage().snapshotEvery(), Long::valueOf),

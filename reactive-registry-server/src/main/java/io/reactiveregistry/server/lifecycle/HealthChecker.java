@@ -1,13 +1,18 @@
 package io.reactiveregistry.server.lifecycle;
 
 import io.netty.channel.ChannelOption;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.HealthTarget;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -15,6 +20,7 @@ import reactor.core.publisher.BufferOverflowStrategy;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.tcp.TcpClient;
 
@@ -43,6 +49,11 @@ public final class HealthChecker {
   private final Probe probe;
   private final TcpClient tcp = TcpClient.newConnection();
   private final HttpClient http = HttpClient.newConnection().followRedirect(false);
+  /**
+   * For {@code health.http.scheme=https}: made once, when the first such instance is checked, on a
+   * thread that may block (its trust is read from files).
+   */
+  private final Mono<HttpClient> https;
 
   /** Looks at one instance: true when it answered as healthy within {@code limit}. */
   @FunctionalInterface
@@ -50,12 +61,23 @@ public final class HealthChecker {
     Mono<Boolean> check(HealthTarget target, Duration limit);
   }
 
-  public HealthChecker(RegistryRuntime runtime, Duration interval, Duration timeout, int concurrency) {
-    this(runtime, interval, timeout, concurrency, null);
+  /** @param caFile the CA certificates https checks trust; null: the JVM's trust store */
+  public HealthChecker(RegistryRuntime runtime, Duration interval, Duration timeout, int concurrency,
+      @Nullable Path caFile) {
+    this(runtime, interval, timeout, concurrency, null, caFile);
   }
 
   /** With a probe of the test's own instead of the network (null: TCP or HTTP, as configured). */
   HealthChecker(RegistryRuntime runtime, Duration interval, Duration timeout, int concurrency, Probe probe) {
+    this(runtime, interval, timeout, concurrency, probe, null);
+  }
+
+  private HealthChecker(RegistryRuntime runtime, Duration interval, Duration timeout, int concurrency,
+      @Nullable Probe probe, @Nullable Path caFile) {
+    this.https = Mono.fromCallable(() -> httpsTrust(caFile))
+        .subscribeOn(Schedulers.boundedElastic())
+        .map(trust -> http.secure(spec -> spec.sslContext(trust)))
+        .cache();
     this.runtime = runtime;
     this.interval = interval;
     this.timeout = timeout;
@@ -121,9 +143,27 @@ public final class HealthChecker {
   private Mono<Boolean> answers(HealthTarget target) {
     String path = target.httpPath().startsWith("/") ? target.httpPath() : "/" + target.httpPath();
     String host = target.ip().indexOf(':') >= 0 ? "[" + target.ip() + "]" : target.ip();
-    return http.get().uri("http://" + host + ":" + target.port() + path)
+    String uri = (target.https() ? "https://" : "http://") + host + ":" + target.port() + path;
+    return (target.https() ? https : Mono.just(http)).flatMap(client -> client.get().uri(uri)
         .responseSingle((response, body) -> body.then(Mono.just(response.status().code())))
-        .map(status -> status >= 200 && status < 400);
+        .map(status -> status >= 200 && status < 400));
+  }
+
+  /**
+   * What https checks trust: the CA certificates of {@code caFile}, or the JVM's trust store when
+   * null. An instance's certificate must chain to them and name its registered address. Blocking
+   * (reads files).
+   */
+  static SslContext httpsTrust(@Nullable Path caFile) {
+    try {
+      SslContextBuilder trust = SslContextBuilder.forClient();
+      if (caFile != null) {
+        trust.trustManager(caFile.toFile());
+      }
+      return trust.build();
+    } catch (SSLException | IllegalArgumentException e) {
+      throw new IllegalArgumentException("https health checks cannot trust " + caFile + ": " + e.getMessage(), e);
+    }
   }
 
   private Duration timeoutOf(Map<String, String> serviceMetadata) {

@@ -4,17 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.server.ServerConfig;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
@@ -87,6 +91,41 @@ class HealthCheckTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> !only(ops, "api").healthy());
     status.set(302);
     await().atMost(Duration.ofSeconds(5)).until(() -> only(ops, "api").healthy());
+  }
+
+  @Test
+  void anHttpsHealthPathIsCheckedOverTlsTrustingTheConfiguredCa(@TempDir Path dir) throws Exception {
+    TestCertificates ca = TestCertificates.authority(dir, "health-ca");
+    TestCertificates rogue = TestCertificates.authority(dir, "rogue-ca");
+    AtomicInteger status = new AtomicInteger(200);
+    DisposableServer trusted = httpsBackend(ca.issue("api", true), status);
+    DisposableServer untrusted = httpsBackend(rogue.issue("api", true), status);
+    try (ServerFixture checking = new ServerFixture(ServerConfig.ephemeralLoopback().withHealthChecks(
+        new ServerConfig.HealthChecks(Duration.ofMillis(200), Duration.ofMillis(1_500), 8, ca.certificate())))) {
+      WireClient ops = checking.connect("ops");
+      for (DisposableServer backend : List.of(trusted, untrusted)) {
+        ops.call("instance.register", "{\"service\":\"api-" + backend.port() + "\",\"ephemeral\":false,"
+            + "\"instance\":{\"ip\":\"127.0.0.1\",\"port\":" + backend.port() + ",\"metadata\":{"
+            + "\"health.http.path\":\"/healthz\",\"health.http.scheme\":\"https\"}}}");
+      }
+
+      await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(3))
+          .until(() -> only(ops, "api-" + trusted.port()).healthy());
+      // A certificate the registry does not trust fails the check.
+      await().atMost(Duration.ofSeconds(5)).until(() -> !only(ops, "api-" + untrusted.port()).healthy());
+      status.set(503);
+      await().atMost(Duration.ofSeconds(5)).until(() -> !only(ops, "api-" + trusted.port()).healthy());
+    }
+  }
+
+  private DisposableServer httpsBackend(Path[] certificate, AtomicInteger status) throws Exception {
+    SslContext tls = SslContextBuilder.forServer(certificate[0].toFile(), certificate[1].toFile()).build();
+    DisposableServer server = HttpServer.create().host("127.0.0.1").port(0).secure(spec -> spec.sslContext(tls))
+        .route(routes -> routes.get("/healthz", (request, response) ->
+            response.status(HttpResponseStatus.valueOf(status.get())).sendString(Mono.just("ok"))))
+        .bindNow();
+    backends.add(server);
+    return server;
   }
 
   @Test
