@@ -104,7 +104,7 @@ public final class Access {
    * A null permission asks only for a principal.
    */
   public void require(@Nullable Principal principal, @Nullable Permission permission, @Nullable String namespace) {
-    if (tokens == null) {
+    if (!required()) {
       return;
     }
     Principal who = present(principal);
@@ -116,7 +116,7 @@ public final class Access {
 
   /** Refuses a request whose principal has {@code permission} in no namespace at all. */
   public void requireSomewhere(@Nullable Principal principal, Permission permission) {
-    if (tokens == null) {
+    if (!required()) {
       return;
     }
     Principal who = present(principal);

@@ -124,21 +124,17 @@ final class SetupAcceptor implements SocketAcceptor {
   }
 
   /**
-   * The entry of the bearer token in the SETUP's metadata, or null without one (each request must
-   * then carry its own) or when no tokens are configured.
+   * What speaks for the connection: the bearer token in the SETUP's metadata, else a client
+   * certificate a token-file entry names; null for neither (each request must then carry its own
+   * token) or when no credentials are configured.
    */
   private Credential credential(ConnectionSetupPayload setup, SocketAddress remote) {
     if (!access.required()) {
       return null;
     }
-    if (!Protocol.METADATA_MIME_TYPE.equals(setup.metadataMimeType())) {
-      return access.certificate(certificates.commonName(remote));
-    }
-    String token = BearerMetadata.read(setup.hasMetadata() ? setup.sliceMetadata() : null);
-    if (token == null) { // a client certificate may speak for the connection
-      return access.certificate(certificates.commonName(remote));
-    }
-    return access.authenticate(token, remote);
+    String token = Protocol.METADATA_MIME_TYPE.equals(setup.metadataMimeType())
+        ? BearerMetadata.read(setup.hasMetadata() ? setup.sliceMetadata() : null) : null;
+    return token != null ? access.authenticate(token, remote) : access.certificate(certificates.commonName(remote));
   }
 
   /**

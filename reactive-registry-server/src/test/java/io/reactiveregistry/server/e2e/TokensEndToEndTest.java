@@ -204,6 +204,21 @@ class TokensEndToEndTest {
         .containsPattern("(?m)^registry_authentications_failed_total [1-9]");
   }
 
+  /** Signed tokens alone, without a token file, protect every route just the same. */
+  @Test
+  void withOnlyJwtKeysEveryRouteStillChecksItsCaller() throws Exception {
+    try (ServerFixture jwtOnly = new ServerFixture(ServerConfig.ephemeralLoopback()
+        .withSecurity(new SecurityConfig(false, null, dir.resolve("jwt-keys.json"))))) {
+      WireClient connection = jwtOnly.connect("jwt-only");
+      assertThat(connection.error("service.list", "{\"namespace\":\"prod\"}").code()).isEqualTo("UNAUTHENTICATED");
+      assertThat(connection.bearer(JWT_APP).error("admin.service.get",
+          "{\"namespace\":\"prod\",\"service\":\"orders\"}").code()).isEqualTo("FORBIDDEN");
+      assertThat(connection.bearer(JWT_APP).error("service.list", "{\"namespace\":\"team-a\"}").code())
+          .isEqualTo("FORBIDDEN");
+      assertThat(connection.bearer(JWT_APP).call("service.list", "{\"namespace\":\"prod\"}")).contains("\"services\"");
+    }
+  }
+
   @Test
   void anExpiredSignedTokenInTheSetupIsRefusedSayingSo() {
     WireClient late = WireClient.connectWithToken(fixture.port(), "late", JWT_EXPIRED);
