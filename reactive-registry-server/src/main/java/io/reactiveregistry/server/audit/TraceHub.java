@@ -87,7 +87,8 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
         : event instanceof InstanceRemoved removed ? removed.instance().instanceId() : null;
     Owner actor = event.actor();
     return new TraceEvent(now, event.revision(), event.service().namespace(), event.service().group(),
-        event.service().service(), instanceId, event.cause().name(), actor == null ? null : actor.label(), null);
+        event.service().service(), instanceId, event.cause().name(), actor == null ? null : actor.label(),
+        event.principal(), null);
   }
 
   private final class Subscriber {
@@ -120,7 +121,7 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
           TraceEvent next;
           synchronized (this) {
             if (missed > 0) {
-              next = new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, missed);
+              next = new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, null, missed);
               missed = 0;
             } else {
               next = pending.poll();

@@ -6,6 +6,7 @@ import io.reactiveregistry.server.core.RegistryEvent.ServiceDeleted;
 import io.reactiveregistry.server.core.RegistryEvent.ServiceUpdated;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the commands since the last take changed, in order: one {@link RegistryEvent} per change,
@@ -16,6 +17,8 @@ final class ChangeLog {
   private final List<RegistryEvent> events = new ArrayList<>();
   private final List<DurableChange> durable = new ArrayList<>();
   private long revision;
+  /** The principal the command being applied acts for; null for the server's own and anonymous ones. */
+  private @Nullable String principal;
 
   /** The revision of the last change. */
   long revision() {
@@ -27,24 +30,28 @@ final class ChangeLog {
     revision = Math.max(revision, last);
   }
 
+  void actingFor(@Nullable String principal) {
+    this.principal = principal;
+  }
+
   void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor) {
-    events.add(new InstanceUpserted(instance.service.key, ++revision, instance.view, cause, actor));
+    events.add(new InstanceUpserted(instance.service.key, ++revision, instance.view, cause, actor, principal));
     instance.service.revision = revision;
   }
 
   void removed(RegisteredInstance instance, ChangeCause cause, Owner actor) {
-    events.add(new InstanceRemoved(instance.service.key, ++revision, instance.view, cause, actor));
+    events.add(new InstanceRemoved(instance.service.key, ++revision, instance.view, cause, actor, principal));
     instance.service.revision = revision;
   }
 
   void serviceUpdated(Service service, Owner actor) {
-    events.add(new ServiceUpdated(service.key, ++revision, ChangeCause.SERVICE_ADMIN, actor));
+    events.add(new ServiceUpdated(service.key, ++revision, ChangeCause.SERVICE_ADMIN, actor, principal));
     service.revision = revision;
   }
 
   /** @return the deletion's revision */
   long serviceDeleted(ServiceKey key, ChangeCause cause, Owner actor) {
-    events.add(new ServiceDeleted(key, ++revision, cause, actor));
+    events.add(new ServiceDeleted(key, ++revision, cause, actor, principal));
     return revision;
   }
 

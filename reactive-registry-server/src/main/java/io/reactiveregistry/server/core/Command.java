@@ -72,4 +72,11 @@ public sealed interface Command {
 
   /** The server itself did not run for this long: that time does not count against heartbeats. */
   record Stalled(long millis) implements Command {}
+
+  /**
+   * A command made on behalf of an authenticated principal (its request's token, else its
+   * connection's): applied as the command itself, with the principal's name on every change it
+   * makes, for the audit trail.
+   */
+  record ActingFor(String principal, Command command) implements Command {}
 }

@@ -71,7 +71,14 @@ public final class Registry implements RegistryReads {
 
   // Java 17 has no pattern switch; the chain is ordered by how often each command arrives.
   private Outcome applyOrThrow(Command command) {
-    if (command instanceof Command.Heartbeat c) {
+    if (command instanceof Command.ActingFor c) {
+      log.actingFor(c.principal());
+      try {
+        return applyOrThrow(c.command());
+      } finally {
+        log.actingFor(null);
+      }
+    } else if (command instanceof Command.Heartbeat c) {
       return heartbeat(c.owner(), c.service(), c.instance());
     } else if (command instanceof Command.HeartbeatAll c) {
       return new Counted(heartbeatAll(c.owner()));
@@ -113,6 +120,9 @@ public final class Registry implements RegistryReads {
    * changes (or would have changed) survives a restart. Ephemeral instances live in memory only.
    */
   public boolean answeredDurably(Command command) {
+    if (command instanceof Command.ActingFor c) {
+      return answeredDurably(c.command());
+    }
     if (command instanceof Command.Register c) {
       return !c.ephemeral();
     }

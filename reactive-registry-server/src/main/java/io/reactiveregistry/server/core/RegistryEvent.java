@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.core;
 
+import org.jspecify.annotations.Nullable;
+
 /** A change made by one command, stamped with its own revision. */
 public sealed interface RegistryEvent {
   ServiceKey service();
@@ -11,17 +13,24 @@ public sealed interface RegistryEvent {
   /** The connection that made the change; null when the server did (expiry, cleanup). */
   Owner actor();
 
+  /** The authenticated principal the change was made for; null when none (or the server made it). */
+  @Nullable String principal();
+
   /** An instance appeared or changed; {@code instance} is its new view. */
-  record InstanceUpserted(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor)
+  record InstanceUpserted(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor,
+      @Nullable String principal)
       implements RegistryEvent {}
 
   /** An instance left the service; {@code instance} is its last view. */
-  record InstanceRemoved(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor)
+  record InstanceRemoved(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor,
+      @Nullable String principal)
       implements RegistryEvent {}
 
   /** The service's definition changed (created by an operator, protection threshold, metadata). */
-  record ServiceUpdated(ServiceKey service, long revision, ChangeCause cause, Owner actor) implements RegistryEvent {}
+  record ServiceUpdated(ServiceKey service, long revision, ChangeCause cause, Owner actor,
+      @Nullable String principal) implements RegistryEvent {}
 
   /** The service itself is gone. */
-  record ServiceDeleted(ServiceKey service, long revision, ChangeCause cause, Owner actor) implements RegistryEvent {}
+  record ServiceDeleted(ServiceKey service, long revision, ChangeCause cause, Owner actor,
+      @Nullable String principal) implements RegistryEvent {}
 }

@@ -111,7 +111,10 @@ final class RequestHandlers {
     return runtime.submit(authorized(principal, route, CommandDecoder.decode(route, owner, data)));
   }
 
-  /** The command, once its caller may run it: the route's permission on the command's namespace. */
+  /**
+   * The command, once its caller may run it (the route's permission on the command's namespace), on
+   * behalf of its principal.
+   */
   private Command authorized(@Nullable Principal principal, Route route, Command command) {
     if (access.required()) {
       if (command instanceof Command.OfService about) {
@@ -120,7 +123,7 @@ final class RequestHandlers {
         access.requireSomewhere(principal, Permission.of(route));
       }
     }
-    return command;
+    return principal == null ? command : new Command.ActingFor(principal.name(), command);
   }
 
   /** The answer to a command's outcome. */

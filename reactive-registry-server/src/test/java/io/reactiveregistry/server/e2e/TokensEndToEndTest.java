@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import reactor.core.Disposable;
 
 /**
  * Tokens and permissions over the wire: every route asked by every kind of caller, on TCP with a
@@ -254,6 +256,27 @@ class TokensEndToEndTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> fixture.connect("ops").bearer(OPS)
         .call("service.query", "{\"namespace\":\"prod\",\"service\":\"override\"}", ServiceSnapshot.class)
         .instances().isEmpty());
+  }
+
+  @Test
+  void theAuditTrailNamesThePrincipalEachChangeWasMadeFor() {
+    WireClient ops = fixture.connect("ops").bearer(OPS);
+    List<String> trace = new CopyOnWriteArrayList<>();
+    double tracers = fixture.server().meters().get("registry.trace.subscribers").gauge().value();
+    Disposable tracing = ops.stream("admin.trace", "{\"namespace\":\"prod\",\"service\":\"audited\"}")
+        .subscribe(trace::add);
+    await().atMost(Duration.ofSeconds(5)).until(() ->
+        fixture.server().meters().get("registry.trace.subscribers").gauge().value() == tracers + 1);
+    try (WireClient reader = WireClient.connectWithToken(fixture.port(), "reader", READER)) {
+      String register = "{\"namespace\":\"prod\",\"service\":\"audited\",\"instance\":{\"ip\":\"127.0.0.9\",\"port\":1}}";
+      assertThat(reader.bearer(APP).call("instance.register", register)).contains("127.0.0.9#1#DEFAULT");
+      await().atMost(Duration.ofSeconds(5)).until(() -> trace.stream().anyMatch(t -> t.contains("\"REGISTER\"")));
+      // The change was the app's (its request's token), over the reader's connection.
+      assertThat(trace).filteredOn(t -> t.contains("\"REGISTER\"")).singleElement().asString()
+          .contains("\"principal\":\"orders-app\"").contains("\"connection\":\"reader@");
+    } finally {
+      tracing.dispose();
+    }
   }
 
   @Test
