@@ -14,5 +14,7 @@ public enum ErrorCode {
   UNAUTHENTICATED,
   LIMIT_EXCEEDED,
   UNKNOWN_ROUTE,
+  /** A cluster could not commit a durable write in time: no majority of its members reachable. */
+  UNAVAILABLE,
   INTERNAL
 }

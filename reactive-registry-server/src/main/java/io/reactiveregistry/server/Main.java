@@ -1,6 +1,7 @@
 package io.reactiveregistry.server;
 
 import io.reactiveregistry.server.admission.ConnectionDoor;
+import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
@@ -219,6 +220,16 @@ public final class Main implements Callable<Integer> {
       description = "Raft RPC port, on loopback while the group has one node. Default: ${DEFAULT-VALUE}")
   int raftPort;
 
+  @Option(names = "--node-id",
+      description = "This node's id among the --members of its cluster. Default: none (a single server)")
+  String nodeId;
+
+  @Option(names = "--members",
+      description = "Every member of the cluster, this node included: id=host:port/raftPort, comma-separated "
+          + "(n1=127.0.0.1:7070/7090,n2=127.0.0.1:7170/7190,n3=127.0.0.1:7270/7290); this node's entry gives its "
+          + "RSocket TCP port and its Raft port. Default: none (a single server)")
+  String members;
+
   @Option(names = "--snapshot-every",
       description = "Log entries between snapshots; the log before a snapshot is deleted. Default: ${DEFAULT-VALUE}")
   long snapshotEvery;
@@ -314,10 +325,27 @@ public final class Main implements Callable<Integer> {
   }
 
   private ServerConfig configFromOptions() {
+    ClusterConfig cluster = ClusterConfig.parse(nodeId, members);
+    if (cluster.clustered()) {
+      if (inMemory) {
+        throw new IllegalArgumentException("a cluster member keeps its durable state on disk: --in-memory cannot be "
+            + "used with --members");
+      }
+      ClusterConfig.Member self = cluster.self();
+      if (port != ServerConfig.DEFAULTS.tcpPort() && port != self.port()) {
+        throw new IllegalArgumentException("--port " + port + " disagrees with this node's entry in --members ("
+            + self + "): give the port there only");
+      }
+      if (raftPort != StorageConfig.DEFAULTS.raftPort() && raftPort != self.raftPort()) {
+        throw new IllegalArgumentException("--raft-port " + raftPort + " disagrees with this node's entry in "
+            + "--members (" + self + "): give the Raft port there only");
+      }
+    }
+    int tcpPort = cluster.clustered() ? cluster.self().port() : port;
     HeartbeatTimings timings = new HeartbeatTimings(heartbeatIntervalMs, heartbeatTimeoutMs, deleteTimeoutMs);
     return ServerConfig.DEFAULTS
         .withHost(host)
-        .withTcpPort(port)
+        .withTcpPort(tcpPort)
         .withWebSocketPort(webSocketPort)
         .withHttpPort(httpPort)
         .withLimits(new ServerLimits(maxPayloadBytes, maxSubscriptionsPerConnection, maxOutboundBacklogBytes,
@@ -335,7 +363,7 @@ public final class Main implements Callable<Integer> {
         .withHealthChecks(new ServerConfig.HealthChecks(Duration.ofMillis(healthCheckIntervalMs),
             Duration.ofMillis(healthCheckTimeoutMs), healthCheckConcurrency, healthCheckCaFile))
         .withStorage(inMemory ? StorageConfig.inMemory()
-            : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites))
+            : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites).withCluster(cluster))
         .withExpiryTick(Duration.ofMillis(expiryTickMs))
         .withExpiryBudget(expiryBudget)
         .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,

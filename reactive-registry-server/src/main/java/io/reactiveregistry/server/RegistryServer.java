@@ -6,6 +6,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.audit.ChangeCounter;
 import io.reactiveregistry.server.audit.TraceHub;
+import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.cluster.ClusterView;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.Results.InstanceCounts;
@@ -101,6 +103,11 @@ public final class RegistryServer implements Disposable {
     if (!config.storage().durable()) {
       return Mono.defer(() -> start(config, null, null));
     }
+    ClusterConfig cluster = config.storage().cluster();
+    if (cluster.clustered()) {
+      log.info("cluster member {} of {}: joining the group (a majority of members must be up)", cluster.nodeId(),
+          cluster);
+    }
     return Mono.fromCallable(() -> RatisStore.open(config.storage()))
         .subscribeOn(Schedulers.boundedElastic())
         .flatMap(store -> store.restored(RESTORE_TIMEOUT)
@@ -117,7 +124,8 @@ public final class RegistryServer implements Disposable {
       RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), serverMeters::pushed),
           store == null ? DurableStore.IN_MEMORY : store);
       if (restored != null) {
-        runtime.restore(restored.values(), restored.revision());
+        // From here on, every entry another member commits is applied here too.
+        store.follow(runtime.follower(), runtime::restore);
         log.info("restored {} durable values from {} in {} ms (revision {})", restored.values().size(),
             config.storage().dataDir().toAbsolutePath(), restored.took().toMillis(), restored.revision());
         serverMeters.gauge("registry.storage.pending", "commands whose durable changes are not yet committed",
@@ -126,7 +134,12 @@ public final class RegistryServer implements Disposable {
         serverMeters.gauge("registry.storage.failed", "1 once durable storage has failed (until a restart)",
             () -> store.healthy() ? 0 : 1);
       }
-      ServerIdentity identity = new ServerIdentity(version(), UUID.randomUUID().toString(), clock.millis());
+      ClusterConfig cluster = config.storage().cluster();
+      String nodeId = cluster.clustered() ? cluster.nodeId() : UUID.randomUUID().toString();
+      ClusterView clusterView = store == null ? null
+          : new ClusterView(cluster, cluster.clustered() ? nodeId : "registry-1", store::status, meters);
+      ServerIdentity identity = new ServerIdentity(version(), nodeId, clock.millis(),
+          clusterView == null ? null : clusterView::status);
       TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());
       runtime.addListener(trace);
       runtime.addListener(new ChangeCounter(meters));
@@ -161,7 +174,8 @@ public final class RegistryServer implements Disposable {
           Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure,
           new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
               serverMeters.connectionsRefused("http", "address")),
-          protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls);
+          protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls,
+          () -> clusterView == null ? null : clusterView.status());
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = restored == null ? Mono.empty()
@@ -176,7 +190,9 @@ public final class RegistryServer implements Disposable {
                 access.tokens() != null ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
                     : Disposables.disposed(),
                 new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel()),
+                clusterView == null ? Disposables.disposed() : clusterView.start(Schedulers.boundedElastic()),
                 new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency(), checks.caFile())
+                    .onlyWhile(store == null ? () -> true : store::leading)
                     .start(Schedulers.parallel()));
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,

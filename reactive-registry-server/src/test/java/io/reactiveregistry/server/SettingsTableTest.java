@@ -121,6 +121,12 @@ class SettingsTableTest {
         setting("--health-check-ca-file", "h1.pem", "h2.pem", "h3.pem", c -> c.healthChecks().caFile(), Path::of),
         setting("--data-dir", "d1", "d2", "d3", c -> c.storage().dataDir(), Path::of),
         integer("--raft-port", "7191", "7192", "7193", c -> c.storage().raftPort()),
+        setting("--node-id", "n1", "n2", "n3", c -> c.storage().cluster().nodeId(), value -> value)
+            .with("--members", "n1=127.0.0.1:7070/7090,n2=127.0.0.1:7170/7190,n3=127.0.0.1:7270/7290"),
+        setting("--members", "a=127.0.0.1:7070/7090,b=127.0.0.1:7170/7190,c=127.0.0.1:7270/7290",
+            "a=127.0.0.1:7070/7090,b=127.0.0.1:7171/7191,c=127.0.0.1:7271/7291",
+            "a=127.0.0.1:7070/7090,b=127.0.0.1:7172/7192,c=127.0.0.1:7272/7292",
+            c -> c.storage().cluster().toString(), value -> value).with("--node-id", "a"),
         setting("--snapshot-every", "101", "102", "103", c -> c.storage().snapshotEvery(), Long::valueOf),
         integer("--max-uncommitted-writes", "101", "102", "103", c -> c.storage().maxNotDurable()),
         millis("--expiry-tick-ms", "201", "202", "203", ServerConfig::expiryTick),

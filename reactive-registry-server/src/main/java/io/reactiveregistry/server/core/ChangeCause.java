@@ -11,5 +11,7 @@ public enum ChangeCause {
   OVERRIDE,
   HEALTH_CHECK,
   CLEANUP,
-  SERVICE_ADMIN
+  SERVICE_ADMIN,
+  /** Another member of the cluster committed the change (a durable one); this node applied it. */
+  REPLICATED
 }

@@ -44,8 +44,8 @@ final class ChangeLog {
     instance.service.revision = revision;
   }
 
-  void serviceUpdated(Service service, Owner actor) {
-    events.add(new ServiceUpdated(service.key, ++revision, ChangeCause.SERVICE_ADMIN, actor, principal));
+  void serviceUpdated(Service service, Owner actor, ChangeCause cause) {
+    events.add(new ServiceUpdated(service.key, ++revision, cause, actor, principal));
     service.revision = revision;
   }
 

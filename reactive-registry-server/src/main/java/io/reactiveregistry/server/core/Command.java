@@ -74,6 +74,18 @@ public sealed interface Command {
   record Stalled(long millis) implements Command {}
 
   /**
+   * Durable changes another member of the cluster decided and the group committed, in log order:
+   * applied whatever the quotas say (the log is the truth), recorded as events and never written
+   * again. With {@code replacing}, they are the whole durable state (a snapshot this node
+   * installed): what this node holds beyond them goes.
+   */
+  record ApplyCommitted(List<DurableChange> changes, boolean replacing) implements Command {
+    public ApplyCommitted {
+      changes = List.copyOf(changes);
+    }
+  }
+
+  /**
    * A command made on behalf of an authenticated principal (its request's token, else its
    * connection's): applied as the command itself, with the principal's name on every change it
    * makes, for the audit trail.

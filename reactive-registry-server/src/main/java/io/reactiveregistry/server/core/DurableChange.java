@@ -43,8 +43,16 @@ public sealed interface DurableChange {
     }
   }
 
-  /** A persistent instance as registered. */
-  record InstanceSaved(ServiceKey service, InstanceSpec spec) implements DurableChange {
+  /**
+   * A persistent instance as registered, and its health as its checks last found it (replicated so
+   * that every member of a cluster shows, and pushes, the same health).
+   */
+  record InstanceSaved(ServiceKey service, InstanceSpec spec, boolean healthy) implements DurableChange {
+    /** A healthy instance: how it is registered, until a check says otherwise. */
+    public InstanceSaved(ServiceKey service, InstanceSpec spec) {
+      this(service, spec, true);
+    }
+
     @Override
     public Subject subject() {
       return new Subject(Kind.INSTANCE, service, spec.instanceId());

@@ -11,6 +11,8 @@ public enum Failure {
   LIMIT_EXCEEDED,
   /** Durable storage is too far behind to take another write now; a retry later may succeed. */
   STORAGE_BEHIND,
+  /** A cluster could not commit a durable write: no majority of its members was reachable in time. */
+  UNAVAILABLE,
   /** Durable storage has failed; durable writes are refused until the server restarts. */
   STORAGE_FAILED
 }

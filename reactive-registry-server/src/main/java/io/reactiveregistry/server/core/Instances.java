@@ -126,7 +126,7 @@ final class Instances {
     boolean healthy = ephemeral || existing == null || existing.view.healthy();
     InstanceView view = overrides.project(service.key, id, spec, healthy, ephemeral);
     if (!ephemeral && (existing == null || !existing.spec.equals(spec))) {
-      log.durable(new DurableChange.InstanceSaved(service.key, spec));
+      log.durable(new DurableChange.InstanceSaved(service.key, spec, healthy));
       services.usage().durableChanged(service.key, existing == null ? 1 : 0, metadataBytesAdded(existing, spec));
     }
     if (existing == null) {
@@ -265,8 +265,68 @@ final class Instances {
       return false;
     }
     instance.view = instance.view.withHealthy(healthy);
+    // Durable, so that in a cluster one member's check shows, and is pushed, on every member.
+    log.durable(new DurableChange.InstanceSaved(key, instance.spec, healthy));
     log.upserted(instance, ChangeCause.HEALTH_CHECK, null);
     return true;
+  }
+
+  /**
+   * A persistent instance as another member committed it: created or changed to exactly that, its
+   * health included, whatever the quotas now say (the log is the truth). Not applied to a service
+   * this node holds as ephemeral: the types disagree, and the ephemeral instances here stay.
+   */
+  void replicated(ServiceKey key, InstanceSpec spec, boolean healthy) {
+    Service service = services.getOrCreate(key, false);
+    if (service.ephemeral) {
+      return;
+    }
+    String id = spec.instanceId();
+    RegisteredInstance existing = service.instances.get(id);
+    InstanceView view = overrides.project(key, id, spec, healthy, false);
+    HeartbeatTimings timings = HeartbeatTimings.from(spec.metadata(), config.defaultTimings());
+    long now = clock.millis();
+    if (existing == null) {
+      RegisteredInstance created = new RegisteredInstance(service, spec, view, null, timings, now);
+      service.instances.put(id, created);
+      services.occupied(service);
+      overrides.present(key, id);
+      services.usage().durableChanged(key, 1, QuotaUsage.bytes(spec.metadata()));
+      log.upserted(created, ChangeCause.REPLICATED, null);
+      return;
+    }
+    services.usage().durableChanged(key, 0, metadataBytesAdded(existing, spec));
+    existing.spec = spec;
+    existing.timings = timings;
+    if (!view.equals(existing.view)) {
+      existing.view = view;
+      log.upserted(existing, ChangeCause.REPLICATED, null);
+    }
+  }
+
+  /** Another member committed the removal of a persistent instance. */
+  void replicatedRemoval(ServiceKey key, String id) {
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null || service.ephemeral ? null : service.instances.get(id);
+    if (instance != null) {
+      remove(instance, ChangeCause.REPLICATED, null);
+    }
+  }
+
+  /** Another member committed an instance's override (an empty one: its removal). */
+  void replicatedOverride(ServiceKey key, String id, InstanceOverride value) {
+    overrides.set(key, id, value);
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null ? null : service.instances.get(id);
+    if (instance == null) {
+      overrides.gone(key, id, clock.millis()); // it waits for its instance, as a restored one does
+      return;
+    }
+    InstanceView view = overrides.project(key, id, instance.spec, instance.view.healthy(), service.ephemeral);
+    if (!view.equals(instance.view)) {
+      instance.view = view;
+      log.upserted(instance, ChangeCause.REPLICATED, null);
+    }
   }
 
   /** Replaces an instance's override (an empty one removes it); subscribers see the new view. */
@@ -282,8 +342,8 @@ final class Instances {
     return instance.view;
   }
 
-  /** A persistent instance as storage holds it, at start: healthy until its first check says otherwise. */
-  void restore(InstanceSpec spec, ServiceKey key, long now) {
+  /** A persistent instance as storage holds it, at start, with the health its checks last found. */
+  void restore(InstanceSpec spec, boolean healthy, ServiceKey key, long now) {
     Service service = services.get(key);
     if (service == null) {
       service = new Service(key, false);
@@ -291,7 +351,7 @@ final class Instances {
     }
     services.usage().durableChanged(key, 1, QuotaUsage.bytes(spec.metadata()));
     HeartbeatTimings timings = HeartbeatTimings.from(spec.metadata(), config.defaultTimings());
-    InstanceView view = overrides.project(key, spec.instanceId(), spec, true, false);
+    InstanceView view = overrides.project(key, spec.instanceId(), spec, healthy, false);
     service.instances.put(spec.instanceId(), new RegisteredInstance(service, spec, view, null, timings, now));
     overrides.present(key, spec.instanceId());
   }

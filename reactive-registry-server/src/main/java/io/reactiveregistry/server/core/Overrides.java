@@ -98,6 +98,12 @@ final class Overrides {
     }
   }
 
+  /** The subjects of every override, for a comparison with what storage holds. */
+  void subjects(java.util.function.Consumer<DurableChange.Subject> into) {
+    byService.forEach((key, ofService) -> ofService.keySet().forEach(id ->
+        into.accept(new DurableChange.Subject(DurableChange.Kind.OVERRIDE, key, id))));
+  }
+
   private Kept kept(ServiceKey key, String id) {
     Map<String, Kept> ofService = byService.get(key);
     return ofService == null ? null : ofService.get(id);

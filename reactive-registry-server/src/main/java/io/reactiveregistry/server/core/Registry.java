@@ -78,6 +78,8 @@ public final class Registry implements RegistryReads {
       } finally {
         log.actingFor(null);
       }
+    } else if (command instanceof Command.ApplyCommitted c) {
+      return new Counted(c.replacing() ? replaceCommitted(c.changes()) : applyCommitted(c.changes()));
     } else if (command instanceof Command.Heartbeat c) {
       return heartbeat(c.owner(), c.service(), c.instance());
     } else if (command instanceof Command.HeartbeatAll c) {
@@ -208,6 +210,58 @@ public final class Registry implements RegistryReads {
     return services.delete(actor, key);
   }
 
+  /** Another member's committed durable changes, in log order; see {@link Command.ApplyCommitted}. */
+  int applyCommitted(List<DurableChange> changes) {
+    long now = clock.millis();
+    for (DurableChange change : changes) {
+      if (change instanceof DurableChange.ServiceSaved s) {
+        services.replicated(s, now);
+      } else if (change instanceof DurableChange.InstanceSaved i) {
+        instances.replicated(i.service(), i.spec(), i.healthy());
+      } else if (change instanceof DurableChange.OverrideSaved o) {
+        instances.replicatedOverride(o.service(), o.instanceId(), o.value());
+      } else if (change instanceof DurableChange.Removed r) {
+        DurableChange.Subject subject = r.subject();
+        switch (subject.kind()) {
+          case SERVICE -> services.replicatedRemoval(subject.service());
+          case INSTANCE -> instances.replicatedRemoval(subject.service(), subject.instanceId());
+          case OVERRIDE -> instances.replicatedOverride(subject.service(), subject.instanceId(), InstanceOverride.NONE);
+          default -> throw new IllegalArgumentException("unknown subject " + subject);
+        }
+      }
+    }
+    log.takeDurableChanges(); // the log holds them already: nothing is written again
+    return changes.size();
+  }
+
+  /**
+   * Makes this node's durable state exactly {@code values} (the latest value of each subject): what
+   * is not among them is removed (instances, then overrides, then services), then each is applied
+   * (services, then overrides, then instances, as at start).
+   */
+  int replaceCommitted(List<DurableChange> values) {
+    java.util.Set<DurableChange.Subject> kept = new java.util.HashSet<>();
+    values.forEach(value -> kept.add(value.subject()));
+    List<DurableChange> removals = new java.util.ArrayList<>();
+    java.util.function.Consumer<DurableChange.Subject> unlessKept = subject -> {
+      if (!kept.contains(subject)) {
+        removals.add(new DurableChange.Removed(subject));
+      }
+    };
+    services.durableSubjects(unlessKept);
+    overrides.subjects(unlessKept);
+    List<DurableChange> ordered = new java.util.ArrayList<>(removals.size() + values.size());
+    for (DurableChange.Kind kind : List.of(DurableChange.Kind.INSTANCE, DurableChange.Kind.OVERRIDE,
+        DurableChange.Kind.SERVICE)) {
+      removals.stream().filter(r -> r.subject().kind() == kind).forEach(ordered::add);
+    }
+    for (DurableChange.Kind kind : List.of(DurableChange.Kind.SERVICE, DurableChange.Kind.OVERRIDE,
+        DurableChange.Kind.INSTANCE)) {
+      values.stream().filter(v -> v.subject().kind() == kind).forEach(ordered::add);
+    }
+    return applyCommitted(ordered);
+  }
+
   // ---------------------------------------------------------------- reads
 
   @Override
@@ -313,8 +367,8 @@ public final class Registry implements RegistryReads {
 
   /**
    * Rebuilds durable state at start, before any connection: services, then overrides, then
-   * persistent instances (so that their views show the overrides; healthy until their first check
-   * says otherwise). {@code saved} holds the latest value of each subject, as storage replayed
+   * persistent instances (so that their views show the overrides; with the health their checks
+   * last found). {@code saved} holds the latest value of each subject, as storage replayed
    * them; {@code lastRevision} is the revision of the last durable change, from which revisions
    * continue. Emits no events and no durable changes: nobody is subscribed yet, and this is what
    * storage already holds.
@@ -341,7 +395,7 @@ public final class Registry implements RegistryReads {
     }
     for (DurableChange change : saved) {
       if (change instanceof DurableChange.InstanceSaved i) {
-        instances.restore(i.spec(), i.service(), now);
+        instances.restore(i.spec(), i.healthy(), i.service(), now);
       }
     }
     for (Service service : services.all()) {

@@ -79,7 +79,7 @@ final class ServiceCatalog {
     usage.serviceAdded(key);
     usage.durableChanged(key, 0, QuotaUsage.bytes(checked));
     saveDurably(service);
-    log.serviceUpdated(service, actor);
+    log.serviceUpdated(service, actor, ChangeCause.SERVICE_ADMIN);
     return service.definition();
   }
 
@@ -111,7 +111,7 @@ final class ServiceCatalog {
       saveDurably(service);
     }
     if (changed) {
-      log.serviceUpdated(service, actor);
+      log.serviceUpdated(service, actor, ChangeCause.SERVICE_ADMIN);
     }
     return service.definition();
   }
@@ -155,6 +155,66 @@ final class ServiceCatalog {
       service.emptySince = now;
       empty.add(service);
     }
+  }
+
+  /**
+   * A service definition another member committed: created, or its settings replaced, whatever
+   * the quotas now say (the log is the truth). A service this node holds with the other type
+   * keeps it while it has instances here; an empty one takes the committed type.
+   */
+  void replicated(DurableChange.ServiceSaved saved, long now) {
+    Service service = services.get(saved.service());
+    if (service != null && service.ephemeral != saved.ephemeral()) {
+      if (!service.instances.isEmpty()) {
+        return;
+      }
+      empty.remove(service);
+      remove(service, ChangeCause.REPLICATED, null);
+      service = null;
+    }
+    if (service == null) {
+      service = new Service(saved.service(), saved.ephemeral());
+      services.put(service.key, service);
+      usage.serviceAdded(service.key);
+      if (!saved.defined()) {
+        vacated(service, now); // created by a registration: it waits for its instance like any empty one
+      }
+    }
+    long metadataBytes = QuotaUsage.bytes(saved.metadata()) - QuotaUsage.bytes(service.metadata);
+    usage.durableChanged(service.key, 0, metadataBytes);
+    boolean changed = service.protectThreshold != saved.protectThreshold() || !service.metadata.equals(saved.metadata())
+        || service.defined != saved.defined();
+    service.protectThreshold = saved.protectThreshold();
+    service.metadata = saved.metadata();
+    service.defined = saved.defined();
+    if (saved.defined()) {
+      service.emptySince = 0;
+      empty.remove(service);
+    }
+    if (changed) {
+      log.serviceUpdated(service, null, ChangeCause.REPLICATED);
+    }
+  }
+
+  /**
+   * Another member committed a service's removal. One that still has instances here (committed
+   * after the removal was decided) loses its definition, as storage does, and stays for them.
+   */
+  void replicatedRemoval(ServiceKey key) {
+    Service service = services.get(key);
+    if (service == null) {
+      return;
+    }
+    if (!service.instances.isEmpty()) {
+      usage.durableChanged(key, 0, -QuotaUsage.bytes(service.metadata));
+      service.defined = false;
+      service.metadata = Map.of();
+      service.protectThreshold = 0;
+      log.serviceUpdated(service, null, ChangeCause.REPLICATED);
+      return;
+    }
+    empty.remove(service);
+    remove(service, ChangeCause.REPLICATED, null);
   }
 
   /** Restored from storage at start; what it holds always counts, whatever the quotas now say. */
@@ -214,6 +274,20 @@ final class ServiceCatalog {
 
   int size() {
     return services.size();
+  }
+
+  /** The subjects of every durable service definition, for a comparison with what storage holds. */
+  void durableSubjects(java.util.function.Consumer<DurableChange.Subject> into) {
+    for (Service service : services.values()) {
+      if (service.durable()) {
+        into.accept(new DurableChange.Subject(DurableChange.Kind.SERVICE, service.key, null));
+      }
+      if (!service.ephemeral) {
+        for (String id : service.instances.keySet()) {
+          into.accept(new DurableChange.Subject(DurableChange.Kind.INSTANCE, service.key, id));
+        }
+      }
+    }
   }
 
   private long remove(Service service, ChangeCause cause, Owner actor) {

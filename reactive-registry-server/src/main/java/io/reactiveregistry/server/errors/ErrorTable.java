@@ -53,6 +53,7 @@ public final class ErrorTable {
       case SERVICE_NOT_EMPTY -> ErrorCode.SERVICE_NOT_EMPTY;
       case FORBIDDEN -> ErrorCode.FORBIDDEN;
       case LIMIT_EXCEEDED, STORAGE_BEHIND -> ErrorCode.LIMIT_EXCEEDED;
+      case UNAVAILABLE -> ErrorCode.UNAVAILABLE;
       case STORAGE_FAILED -> ErrorCode.INTERNAL;
     };
   }
@@ -66,6 +67,7 @@ public final class ErrorTable {
       case SERVICE_TYPE_MISMATCH, ALREADY_EXISTS, SERVICE_NOT_EMPTY -> 409;
       case LIMIT_EXCEEDED -> 429;
       case INTERNAL -> 500;
+      case UNAVAILABLE -> 503;
     };
   }
 

@@ -13,6 +13,7 @@ import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.admission.ConnectionDoor;
+import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ServiceView;
 import io.reactiveregistry.server.core.ViewFilter;
@@ -54,7 +55,7 @@ public final class HttpEndpoint {
   private static final String JSON = "application/json";
   private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
   private static final String BEARER = "Bearer ";
-  private static final Set<String> PATHS = Set.of("/health", "/ready", "/metrics", "/api/v1/services");
+  private static final Set<String> PATHS = Set.of("/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services");
 
   private final RegistryRuntime runtime;
   private final PrometheusMeterRegistry meters;
@@ -68,6 +69,8 @@ public final class HttpEndpoint {
   private final Access access;
   /** TLS (https://); null for plain HTTP. */
   private final @Nullable SslContext tls;
+  /** This node's latest view of its cluster; null when durable state is kept in memory only. */
+  private final Supplier<@Nullable ClusterStatus> cluster;
 
   /**
    * @param failure what failed beyond repair without a restart (durable storage), or null while
@@ -75,8 +78,10 @@ public final class HttpEndpoint {
    */
   public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready,
       Duration idleTimeout, Supplier<String> failure, ConnectionDoor door, ProtectedMode protectedMode,
-      Counter refusedByProtectedMode, Access access, @Nullable SslContext tls) {
+      Counter refusedByProtectedMode, Access access, @Nullable SslContext tls,
+      Supplier<@Nullable ClusterStatus> cluster) {
     this.tls = tls;
+    this.cluster = cluster;
     this.access = access;
     this.door = door;
     this.protectedMode = protectedMode;
@@ -111,6 +116,7 @@ public final class HttpEndpoint {
             // Past the probes, which tell an orchestrator only whether the server runs: protected mode.
             .route(request -> protectedMode.refusal(request.remoteAddress()) != null, this::forbidden)
             .get("/metrics", this::metrics)
+            .get("/api/v1/cluster", this::cluster)
             .get("/api/v1/services", (request, response) -> answer(response, () -> list(request)))
             .get("/api/v1/services/{namespace}/{group}/{service}",
                 (request, response) -> answer(response, () -> snapshot(request)))
@@ -128,6 +134,20 @@ public final class HttpEndpoint {
     }
     return response.status(HttpResponseStatus.OK).header("Content-Type", PROMETHEUS)
         .sendString(Mono.fromSupplier(meters::scrape));
+  }
+
+  /** The cluster's members and their state names no service: any principal may read it. */
+  private Publisher<Void> cluster(HttpServerRequest request, HttpServerResponse response) {
+    try {
+      access.require(principalOf(request), null, null);
+    } catch (RuntimeException e) {
+      return refusal(response, e);
+    }
+    ClusterStatus status = cluster.get();
+    return status == null
+        ? json(response, HttpResponseStatus.NOT_FOUND, new ErrorBody(ErrorCode.NOT_FOUND.name(),
+            "this server keeps durable state in memory only (--in-memory): it belongs to no cluster"))
+        : json(response, HttpResponseStatus.OK, status.toInfo());
   }
 
   /** The principal of the request's {@code Authorization: Bearer} token; null without one. */

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -54,6 +55,7 @@ public final class HealthChecker {
    * thread that may block (its trust is read from files).
    */
   private final Mono<HttpClient> https;
+  private volatile BooleanSupplier active = () -> true;
 
   /** Looks at one instance: true when it answered as healthy within {@code limit}. */
   @FunctionalInterface
@@ -87,6 +89,17 @@ public final class HealthChecker {
   }
 
   /**
+   * Checks only while {@code active} says so: in a cluster, only the leader checks, so that each
+   * persistent instance is checked by exactly one node; its verdicts are committed and every member
+   * shows them. When the leader is lost, the next leader's next round checks within one interval
+   * of its election. Call before {@link #start}.
+   */
+  public HealthChecker onlyWhile(BooleanSupplier active) {
+    this.active = active;
+    return this;
+  }
+
+  /**
    * Starts checking on {@code scheduler}: a round every interval, the first at once. Rounds only
    * decide when each check starts; the checks of every round run in one pool of at most
    * {@code concurrency}, so a slow check delays the checks queued behind it, never the schedule.
@@ -107,7 +120,7 @@ public final class HealthChecker {
    * long checks take. Completes one interval after it started.
    */
   Flux<HealthTarget> round(Scheduler scheduler) {
-    List<HealthTarget> targets = runtime.read(RegistryReads::healthTargets);
+    List<HealthTarget> targets = active.getAsBoolean() ? runtime.read(RegistryReads::healthTargets) : List.of();
     if (targets.isEmpty()) {
       return Mono.delay(interval, scheduler).thenMany(Flux.empty());
     }
@@ -119,7 +132,7 @@ public final class HealthChecker {
   }
 
   private Mono<Void> check(HealthTarget target, Scheduler scheduler) {
-    if ("false".equalsIgnoreCase(target.serviceMetadata().get(ENABLED_KEY))) {
+    if ("false".equalsIgnoreCase(target.serviceMetadata().get(ENABLED_KEY)) || !active.getAsBoolean()) {
       return Mono.empty();
     }
     Duration limit = timeoutOf(target.serviceMetadata());

@@ -2,6 +2,7 @@ package io.reactiveregistry.server.runtime;
 
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.core.DurableChange.Subject;
 import io.reactiveregistry.server.core.Failure;
 import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.Outcome.Refused;
@@ -12,19 +13,25 @@ import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.push.SubscriberQueue;
+import io.reactiveregistry.server.storage.CommittedEntries;
 import io.reactiveregistry.server.storage.DurableStore;
 import io.reactiveregistry.server.storage.StorageUnavailableException;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The single-writer discipline around the core: every command, and the fan-out of its events to
@@ -51,6 +58,13 @@ public final class RegistryRuntime {
   private final PushHub hub;
   private final List<Consumer<List<RegistryEvent>>> listeners = new CopyOnWriteArrayList<>();
   private final DurableStore store;
+  /** This node's durable writes the log has not committed yet (in a cluster only). */
+  private final PendingWrites pending = new PendingWrites();
+  /** Removals are applied instances first, then overrides, then services; saved values the other way round. */
+  private static final List<DurableChange.Kind> REMOVAL_ORDER =
+      List.of(DurableChange.Kind.INSTANCE, DurableChange.Kind.OVERRIDE, DurableChange.Kind.SERVICE);
+  /** Where a failed write is put back: off storage's threads, and never inside the command that wrote it. */
+  private static final Executor PUT_BACK = task -> Schedulers.boundedElastic().schedule(task);
   /** Revisions up to this one may be handed out: storage holds it (or will, once its write commits). */
   private long reservedUpTo;
 
@@ -128,40 +142,142 @@ public final class RegistryRuntime {
     return store.append(List.of(), reservedUpTo);
   }
 
-  private record Applied(Outcome outcome, CompletableFuture<Void> durable) {}
+  private record Applied(Outcome outcome, CompletableFuture<Void> durable, Set<SubscriberQueue> woken) {}
 
   private Applied apply(Command command, boolean answered) {
-    Set<SubscriberQueue> woken;
+    Applied applied;
+    synchronized (monitor) {
+      applied = applyLocked(command, answered);
+    }
+    wake(applied.woken);
+    if (log.isTraceEnabled()) {
+      log.trace("{} -> {}", command, applied.outcome);
+    }
+    return applied;
+  }
+
+  /** Applies a command under the monitor; the subscribers it woke are drained after the monitor is released. */
+  private Applied applyLocked(Command command, boolean answered) {
     Outcome outcome;
     CompletableFuture<Void> durable;
-    synchronized (monitor) {
-      boolean answeredDurably = answered && registry.answeredDurably(command);
-      try {
-        outcome = answeredDurably ? applyIfWritable(command) : registry.apply(command);
-      } finally {
-        // Queued under the monitor, so storage sees changes in the order the core decided them.
-        List<DurableChange> changes = registry.takeDurableChanges();
-        durable = changes.isEmpty() ? (answeredDurably ? store.barrier() : null)
-            : store.append(changes, registry.revision());
-        if (registry.revision() > reservedUpTo - REVISION_BLOCK / 2) {
-          reserve(); // a failed write marks storage failed; nothing waits for it here
-        }
-        List<RegistryEvent> events = registry.takeEvents();
-        woken = hub.publish(events, registry);
-        if (!events.isEmpty()) {
-          for (Consumer<List<RegistryEvent>> listener : listeners) {
-            listener.accept(events);
-          }
+    Set<SubscriberQueue> woken;
+    boolean answeredDurably = answered && registry.answeredDurably(command);
+    try {
+      outcome = answeredDurably ? applyIfWritable(command) : registry.apply(command);
+    } finally {
+      // Queued under the monitor, so storage sees changes in the order the core decided them.
+      List<DurableChange> changes = registry.takeDurableChanges();
+      durable = changes.isEmpty() ? (answeredDurably ? store.barrier() : null) : append(changes);
+      if (registry.revision() > reservedUpTo - REVISION_BLOCK / 2) {
+        reserve(); // a failed write marks storage failed; nothing waits for it here
+      }
+      List<RegistryEvent> events = registry.takeEvents();
+      woken = hub.publish(events, registry);
+      if (!events.isEmpty()) {
+        for (Consumer<List<RegistryEvent>> listener : listeners) {
+          listener.accept(events);
         }
       }
     }
+    return new Applied(outcome, outcome instanceof Refused ? null : durable, woken);
+  }
+
+  private static void wake(Set<SubscriberQueue> woken) {
     for (SubscriberQueue queue : woken) {
       queue.drain();
     }
-    if (log.isTraceEnabled()) {
-      log.trace("{} -> {}", command, outcome);
+  }
+
+  /**
+   * Queues changes for storage. In a cluster the write is tracked until the log commits it, and
+   * if it fails, what it changed here is put back to what the log holds ({@link PendingWrites}).
+   */
+  private CompletableFuture<Void> append(List<DurableChange> changes) {
+    if (!store.replicated()) {
+      return store.append(changes, registry.revision());
     }
-    return new Applied(outcome, outcome instanceof Refused ? null : durable);
+    long writeId = pending.add(changes);
+    CompletableFuture<Void> durable = store.append(writeId, changes, registry.revision());
+    // Asynchronously: a write refused at once must not re-enter the command that made it.
+    durable.whenCompleteAsync((ignored, error) -> {
+      if (error != null) {
+        putBack(writeId);
+      }
+    }, PUT_BACK);
+    return durable;
+  }
+
+  /** A write of this node failed: the subjects it changed here return to what the log holds. */
+  private void putBack(long writeId) {
+    Applied applied;
+    synchronized (monitor) {
+      List<Subject> subjects = pending.failed(writeId);
+      if (subjects.isEmpty()) {
+        return;
+      }
+      applied = applyLocked(new Command.ApplyCommitted(committedOrRemoved(subjects), false), false);
+    }
+    wake(applied.woken);
+  }
+
+  /** The committed value of each subject, or its removal when the log holds none; removals first. */
+  private List<DurableChange> committedOrRemoved(List<Subject> subjects) {
+    List<DurableChange> values = store.committedValues(subjects);
+    Set<Subject> valued = new HashSet<>();
+    values.forEach(value -> valued.add(value.subject()));
+    List<DurableChange> changes = new ArrayList<>();
+    for (Subject subject : subjects) {
+      if (!valued.contains(subject)) {
+        changes.add(new DurableChange.Removed(subject));
+      }
+    }
+    changes.sort(Comparator.comparing(change -> REMOVAL_ORDER.indexOf(change.subject().kind())));
+    List<DurableChange> saved = new ArrayList<>(values);
+    saved.sort(Comparator.comparing(change -> REMOVAL_ORDER.indexOf(change.subject().kind()), Comparator.reverseOrder()));
+    changes.addAll(saved);
+    return changes;
+  }
+
+  /**
+   * Follows the log of a cluster's group: each entry another member wrote is applied here (its
+   * subjects that this node is writing itself keep this node's value, which the log will put
+   * after them); this node's own entries are already applied.
+   */
+  public CommittedEntries follower() {
+    return new CommittedEntries() {
+      @Override
+      public void committed(List<DurableChange> changes, boolean own, long firstWrite, long lastWrite) {
+        if (changes.isEmpty()) {
+          return;
+        }
+        Applied applied;
+        synchronized (monitor) {
+          if (own && (lastWrite == 0 || pending.committed(firstWrite, lastWrite))) {
+            return;
+          }
+          List<DurableChange> theirs = new ArrayList<>(changes.size());
+          for (DurableChange change : changes) {
+            if (!pending.inFlight(change.subject())) {
+              theirs.add(change);
+            }
+          }
+          if (theirs.isEmpty()) {
+            return;
+          }
+          applied = applyLocked(new Command.ApplyCommitted(theirs, false), false);
+        }
+        wake(applied.woken);
+      }
+
+      @Override
+      public void replaced(List<DurableChange> values) {
+        Applied applied;
+        synchronized (monitor) {
+          applied = applyLocked(new Command.ApplyCommitted(values, true), false);
+        }
+        wake(applied.woken);
+      }
+    };
   }
 
   /** Refused before anything changes when storage cannot take the write. */
@@ -177,7 +293,12 @@ public final class RegistryRuntime {
   /** Storage's failure as the core's, so that the edges answer it from one table and know no storage type. */
   private static Refused refused(StorageUnavailableException storage) {
     // Storage logged what failed, once; the client reads the message.
-    return new Refused(storage.busy() ? Failure.STORAGE_BEHIND : Failure.STORAGE_FAILED, storage.getMessage());
+    Failure failure = switch (storage.reason()) {
+      case BUSY -> Failure.STORAGE_BEHIND;
+      case NO_QUORUM -> Failure.UNAVAILABLE;
+      case FAILED -> Failure.STORAGE_FAILED;
+    };
+    return new Refused(failure, storage.getMessage());
   }
 
   /** Reads the core's state consistently. */

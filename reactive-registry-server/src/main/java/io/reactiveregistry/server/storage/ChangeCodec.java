@@ -32,8 +32,17 @@ final class ChangeCodec {
 
   private ChangeCodec() {}
 
-  /** One log entry: the changes of one or more commands, and the core's revision after them. */
-  record Entry(long revision, List<StoredChange> changes) {}
+  /**
+   * One log entry: the changes of one or more commands, and the core's revision after them. In a
+   * cluster, {@code origin} names the process that wrote it (a member's id and a per-start
+   * nonce) and {@code firstWrite}..{@code lastWrite} its writes in the entry, so that the writer
+   * recognises its own entries when they are applied; absent in entries of a single node.
+   */
+  record Entry(long revision, List<StoredChange> changes, String origin, Long firstWrite, Long lastWrite) {
+    Entry(long revision, List<StoredChange> changes) {
+      this(revision, changes, null, null, null);
+    }
+  }
 
   /**
    * One change, flat. {@code op} is {@code service}, {@code instance}, {@code override} or
@@ -41,15 +50,21 @@ final class ChangeCodec {
    */
   record StoredChange(String op, String kind, String namespace, String group, String service, Boolean ephemeral,
       Double protectThreshold, Boolean defined, String instanceId, String ip, Integer port, String cluster,
-      Double weight, Boolean enabled, Map<String, String> metadata) {}
+      Double weight, Boolean enabled, Map<String, String> metadata, Boolean healthy) {}
 
   static byte[] encodeEntry(List<DurableChange> changes, long revision) {
+    return encodeEntry(changes, revision, null, 0, 0);
+  }
+
+  static byte[] encodeEntry(List<DurableChange> changes, long revision, String origin, long firstWrite,
+      long lastWrite) {
     List<StoredChange> stored = new ArrayList<>(changes.size());
     for (DurableChange change : changes) {
       stored.add(stored(change));
     }
     try {
-      return mapper.writeValueAsBytes(new Entry(revision, stored));
+      return mapper.writeValueAsBytes(origin == null ? new Entry(revision, stored)
+          : new Entry(revision, stored, origin, firstWrite, lastWrite));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot encode durable changes", e);
     }
@@ -82,21 +97,21 @@ final class ChangeCodec {
   static StoredChange stored(DurableChange change) {
     if (change instanceof ServiceSaved s) {
       return new StoredChange("service", null, s.service().namespace(), s.service().group(), s.service().service(),
-          s.ephemeral(), s.protectThreshold(), s.defined(), null, null, null, null, null, null, s.metadata());
+          s.ephemeral(), s.protectThreshold(), s.defined(), null, null, null, null, null, null, s.metadata(), null);
     }
     if (change instanceof InstanceSaved i) {
       return new StoredChange("instance", null, i.service().namespace(), i.service().group(), i.service().service(),
           null, null, null, null, i.spec().ip(), i.spec().port(), i.spec().cluster(), i.spec().weight(),
-          i.spec().enabled(), i.spec().metadata());
+          i.spec().enabled(), i.spec().metadata(), i.healthy() ? null : false);
     }
     if (change instanceof OverrideSaved o) {
       return new StoredChange("override", null, o.service().namespace(), o.service().group(), o.service().service(),
           null, null, null, o.instanceId(), null, null, null, o.value().weight(), o.value().enabled(),
-          o.value().metadata());
+          o.value().metadata(), null);
     }
     Subject subject = ((Removed) change).subject();
     return new StoredChange("remove", subject.kind().name(), subject.service().namespace(), subject.service().group(),
-        subject.service().service(), null, null, null, subject.instanceId(), null, null, null, null, null, null);
+        subject.service().service(), null, null, null, subject.instanceId(), null, null, null, null, null, null, null);
   }
 
   static DurableChange change(StoredChange s) {
@@ -105,7 +120,8 @@ final class ChangeCodec {
       case "service" -> new ServiceSaved(service, s.ephemeral(), s.protectThreshold(), orEmpty(s.metadata()),
           s.defined());
       case "instance" -> new InstanceSaved(service,
-          new InstanceSpec(s.ip(), s.port(), s.cluster(), s.weight(), s.enabled(), orEmpty(s.metadata())));
+          new InstanceSpec(s.ip(), s.port(), s.cluster(), s.weight(), s.enabled(), orEmpty(s.metadata())),
+          s.healthy() == null || s.healthy());
       case "override" -> new OverrideSaved(service, s.instanceId(),
           new InstanceOverride(s.enabled(), s.weight(), s.metadata()));
       case "remove" -> new Removed(new Subject(DurableChange.Kind.valueOf(s.kind()), service, s.instanceId()));

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,16 +34,27 @@ final class DurableState {
 
   private static final int FORMAT = 1;
 
-  synchronized void apply(ChangeCodec.Entry entry) {
-    for (StoredChange stored : entry.changes()) {
-      DurableChange change = ChangeCodec.change(stored);
+  synchronized void apply(List<DurableChange> changes, long entryRevision) {
+    for (DurableChange change : changes) {
       if (change.removal()) {
         values.remove(change.subject());
       } else {
         values.put(change.subject(), change);
       }
     }
-    revision = Math.max(revision, entry.revision());
+    revision = Math.max(revision, entryRevision);
+  }
+
+  /** The committed value of each subject that has one. */
+  synchronized List<DurableChange> values(Collection<Subject> subjects) {
+    List<DurableChange> found = new ArrayList<>();
+    for (Subject subject : subjects) {
+      DurableChange value = values.get(subject);
+      if (value != null) {
+        found.add(value);
+      }
+    }
+    return found;
   }
 
   synchronized List<DurableChange> values() {
@@ -92,7 +104,7 @@ final class DurableState {
       }
       values.clear();
       revision = 0;
-      apply(new ChangeCodec.Entry(header.revision(), lines));
+      apply(lines.stream().map(ChangeCodec::change).toList(), header.revision());
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.storage;
 
 import io.reactiveregistry.server.core.DurableChange;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -14,9 +15,15 @@ public interface DurableStore {
    * Queues changes to be written after every change queued before them. The future completes
    * once they are durable (committed), or exceptionally if they cannot be made durable.
    *
+   * @param writeId the caller's increasing id of this write, reported back by {@link CommittedEntries}
    * @param revision the core's revision after these changes; revisions continue from it after a restart
    */
-  CompletableFuture<Void> append(List<DurableChange> changes, long revision);
+  CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision);
+
+  /** {@link #append(long, List, long)} of a write nobody follows (id 0): a reservation of revisions, say. */
+  default CompletableFuture<Void> append(List<DurableChange> changes, long revision) {
+    return append(0, changes, revision);
+  }
 
   /** Completes once everything appended so far is durable. */
   CompletableFuture<Void> barrier();
@@ -27,12 +34,26 @@ public interface DurableStore {
    */
   void checkWritable();
 
+  /**
+   * True when other members write to the same log: a write that fails is then not a failure of
+   * storage (another member may have the majority), and what this node applied of it must be put
+   * back to what is committed ({@link #committedValues}).
+   */
+  default boolean replicated() {
+    return false;
+  }
+
+  /** The committed value of each subject that has one (a subject without one has been removed). */
+  default List<DurableChange> committedValues(Collection<DurableChange.Subject> subjects) {
+    return List.of();
+  }
+
   /** For embedding and tests: nothing is written, every change counts as durable at once. */
   DurableStore IN_MEMORY = new DurableStore() {
     private final CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
 
     @Override
-    public CompletableFuture<Void> append(List<DurableChange> changes, long revision) {
+    public CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision) {
       return done;
     }
 

@@ -27,20 +27,25 @@ final class LogWriter {
   private static final Executor ACKNOWLEDGER = task -> Schedulers.single().schedule(task);
 
   /** One command's changes, waiting to be written. */
-  private record Pending(List<DurableChange> changes, long revision, CompletableFuture<Void> durable,
+  private record Pending(long writeId, List<DurableChange> changes, long revision, CompletableFuture<Void> durable,
       long queuedAtNanos) {}
 
   private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger notDurable = new AtomicInteger();
   private final Function<byte[], CompletableFuture<Void>> write;
+  private final String origin;
   private final Thread thread;
   private volatile CompletableFuture<Void> lastAppended = CompletableFuture.completedFuture(null);
   private volatile boolean closed;
   private volatile LongConsumer durableAfterNanos = nanos -> {};
 
-  /** {@code write} submits an encoded entry and completes when it is committed; it may block. */
-  LogWriter(Function<byte[], CompletableFuture<Void>> write) {
+  /**
+   * @param write submits an encoded entry and completes when it is committed; it may block
+   * @param origin written in every entry, so that this process knows its own entries when applied
+   */
+  LogWriter(Function<byte[], CompletableFuture<Void>> write, String origin) {
     this.write = write;
+    this.origin = origin;
     this.thread = new Thread(this::run, "registry-log-writer");
     this.thread.setDaemon(true);
   }
@@ -55,12 +60,12 @@ final class LogWriter {
   }
 
   /** Queues one command's changes. Calls are serialized by the caller (the runtime's monitor). */
-  CompletableFuture<Void> append(List<DurableChange> changes, long revision) {
+  CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new StorageUnavailableException("storage is closed: the server is stopping", false, null));
     }
-    Pending pending = new Pending(changes, revision, new CompletableFuture<>(), System.nanoTime());
+    Pending pending = new Pending(writeId, changes, revision, new CompletableFuture<>(), System.nanoTime());
     notDurable.incrementAndGet();
     lastAppended = pending.durable;
     queue.offer(pending);
@@ -97,13 +102,20 @@ final class LogWriter {
       }
       List<DurableChange> changes = new ArrayList<>();
       long revision = 0;
+      long firstWrite = Long.MAX_VALUE;
+      long lastWrite = 0;
       for (Pending pending : batch) {
         changes.addAll(pending.changes);
         revision = Math.max(revision, pending.revision);
+        if (pending.writeId != 0) { // ids increase in queue order; 0 is a write nobody follows
+          firstWrite = Math.min(firstWrite, pending.writeId);
+          lastWrite = Math.max(lastWrite, pending.writeId);
+        }
       }
       CompletableFuture<Void> committed;
       try {
-        committed = write.apply(ChangeCodec.encodeEntry(changes, revision));
+        committed = write.apply(ChangeCodec.encodeEntry(changes, revision, origin,
+            lastWrite == 0 ? 0 : firstWrite, lastWrite));
       } catch (RuntimeException e) {
         committed = CompletableFuture.failedFuture(e);
       }

@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.storage;
 
+import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.core.DurableChange;
 import io.reactiveregistry.server.process.FatalErrors;
 import java.io.IOException;
@@ -7,14 +9,19 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.protocol.ClientId;
@@ -25,6 +32,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -32,6 +40,7 @@ import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -39,7 +48,8 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Durable state on Apache Ratis: a group of one node on local disk. Changes are written through
+ * Durable state on Apache Ratis: a group of one node on local disk, or of every member of a
+ * cluster (each member's log on its own disk; a write commits once a majority holds it). Changes are written through
  * the {@link LogWriter}'s thread into the Raft log (fsync'd before commit) and acknowledged once
  * committed; {@link RegistryStateMachine} snapshots them; at start the snapshot and the log after
  * it are replayed, and {@link #restored} hands the result to the core.
@@ -59,7 +69,18 @@ public final class RatisStore implements DurableStore, AutoCloseable {
    */
   private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(8);
 
+  /**
+   * In a cluster, a write not committed in this time is refused as {@code UNAVAILABLE}: no
+   * majority answered (or no leader was elected) in time. An election takes about two election
+   * timeouts; this leaves room for one and the commit after it.
+   */
+  static final Duration CLUSTER_COMMIT_TIMEOUT = Duration.ofSeconds(5);
+  /** A follower starts an election after not hearing from the leader for a random time between these. */
+  static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(800);
+  static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(1600);
+
   private final StorageConfig config;
+  private final ClusterConfig cluster;
   private final RaftServer server;
   private final RegistryStateMachine stateMachine;
   private final LogWriter writer;
@@ -67,6 +88,9 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   private final AtomicLong callIds = new AtomicLong();
   private final long openedAtNanos;
   private final AtomicReference<Throwable> failure;
+  /** Writes to the group's leader, wherever it is; null on a single node, which writes to itself. */
+  private final RaftClient client;
+  private final LeaderWatch leader;
 
   /**
    * What was replayed: the latest value of every durable subject, the revision after them, and
@@ -74,26 +98,47 @@ public final class RatisStore implements DurableStore, AutoCloseable {
    */
   public record Restored(List<DurableChange> values, long revision, Duration took) {}
 
-  private RatisStore(StorageConfig config, RaftServer server, RegistryStateMachine stateMachine,
-      AtomicReference<Throwable> failure, long openedAtNanos) {
+  private RatisStore(StorageConfig config, ClusterConfig cluster, RaftServer server,
+      RegistryStateMachine stateMachine, AtomicReference<Throwable> failure, long openedAtNanos, String origin,
+      RaftClient client, LeaderWatch leader) {
     this.config = config;
+    this.cluster = cluster;
     this.server = server;
     this.stateMachine = stateMachine;
     this.failure = failure;
-    this.writer = new LogWriter(this::write);
+    this.writer = new LogWriter(this::write, origin);
     this.openedAtNanos = openedAtNanos;
+    this.client = client;
+    this.leader = leader;
   }
 
-  /** Opens (or creates) the store in {@code config.dataDir()} and starts Ratis. Blocking: file I/O. */
+  /**
+   * Opens (or creates) the store in {@code config.dataDir()} and starts Ratis: a group of this node
+   * alone, or of every member of {@code config.cluster()}. Blocking: file I/O.
+   */
   public static RatisStore open(StorageConfig config) throws IOException {
+    ClusterConfig cluster = config.cluster();
     long openedAtNanos = System.nanoTime();
     Files.createDirectories(config.dataDir());
+    MembershipFile.check(config.dataDir(), cluster, config.dataDir().resolve(GROUP_ID.getUuid().toString()));
     RaftProperties properties = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(properties, List.of(config.dataDir().toFile()));
     RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
-    // One node: nothing talks to this port yet, so it stays on loopback.
-    NettyConfigKeys.Server.setHost(properties, "127.0.0.1");
-    NettyConfigKeys.Server.setPort(properties, config.raftPort());
+    if (cluster.clustered()) {
+      NettyConfigKeys.Server.setHost(properties, cluster.self().host());
+      NettyConfigKeys.Server.setPort(properties, cluster.self().raftPort());
+      TimeDuration min = TimeDuration.valueOf(ELECTION_TIMEOUT_MIN.toMillis(), TimeUnit.MILLISECONDS);
+      TimeDuration max = TimeDuration.valueOf(ELECTION_TIMEOUT_MAX.toMillis(), TimeUnit.MILLISECONDS);
+      RaftServerConfigKeys.Rpc.setTimeoutMin(properties, min);
+      RaftServerConfigKeys.Rpc.setTimeoutMax(properties, max);
+      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, min);
+      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, max);
+      RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(2, TimeUnit.SECONDS));
+    } else {
+      // One node: nothing talks to this port, so it stays on loopback.
+      NettyConfigKeys.Server.setHost(properties, "127.0.0.1");
+      NettyConfigKeys.Server.setPort(properties, config.raftPort());
+    }
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotEvery());
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
@@ -101,20 +146,47 @@ public final class RatisStore implements DurableStore, AutoCloseable {
     RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf("8MB"));
     RaftServerConfigKeys.Write.setElementLimit(properties, config.maxNotDurable() + 1_000);
 
-    RaftPeer self = RaftPeer.newBuilder().setId(SELF).setAddress("127.0.0.1:" + config.raftPort()).build();
+    RaftPeerId selfId = cluster.clustered() ? RaftPeerId.valueOf(cluster.nodeId()) : SELF;
+    RaftGroup group = cluster.clustered()
+        ? RaftGroup.valueOf(GROUP_ID, cluster.members().stream()
+            .map(member -> RaftPeer.newBuilder().setId(member.id()).setAddress(member.raftAddress()).build())
+            .toList())
+        : RaftGroup.valueOf(GROUP_ID,
+            RaftPeer.newBuilder().setId(SELF).setAddress("127.0.0.1:" + config.raftPort()).build());
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    RegistryStateMachine stateMachine = new RegistryStateMachine(cause -> failed(failure, cause));
+    String origin = selfId + "/" + UUID.randomUUID();
+    LeaderWatch leader = new LeaderWatch(selfId.toString());
+    RegistryStateMachine stateMachine = new RegistryStateMachine(origin, cause -> failed(failure, cause),
+        leader::changed);
     RaftServer server = RaftServer.newBuilder()
-        .setServerId(SELF)
-        .setGroup(RaftGroup.valueOf(GROUP_ID, self))
+        .setServerId(selfId)
+        .setGroup(group)
         .setProperties(properties)
         .setStateMachine(stateMachine)
         .setOption(RaftStorage.StartupOption.RECOVER) // reuse the group's directory; format it only when new
         .build();
     server.start();
-    RatisStore store = new RatisStore(config, server, stateMachine, failure, openedAtNanos);
+    RaftClient client = !cluster.clustered() ? null : RaftClient.newBuilder()
+        .setProperties(properties)
+        .setRaftGroup(group)
+        .setClientId(ClientId.randomId())
+        // Finds the leader (a follower answers with who leads) and retries through an election;
+        // the commit timeout bounds the whole write.
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
+            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build();
+    RatisStore store = new RatisStore(config, cluster, server, stateMachine, failure, openedAtNanos, origin,
+        client, leader);
     store.writer.start();
     return store;
+  }
+
+  /**
+   * Hands the durable state as it is now to {@code restore} (values and revision), then tells
+   * {@code follower} of every entry applied after it, in log order: nothing falls between the two.
+   */
+  public void follow(CommittedEntries follower, BiConsumer<List<DurableChange>, Long> restore) {
+    stateMachine.follow(follower, state -> restore.accept(state.values(), state.revision()));
   }
 
   /**
@@ -132,19 +204,55 @@ public final class RatisStore implements DurableStore, AutoCloseable {
             Duration.ofNanos(System.nanoTime() - openedAtNanos)));
   }
 
+  /**
+   * This node has joined its group and applied what it knows to be committed: a single node (or a
+   * cluster's leader) once it leads, a follower once it hears from a leader.
+   */
   private boolean caughtUp() {
     try {
       RaftServer.Division division = server.getDivision(GROUP_ID);
       DivisionInfo info = division.getInfo();
-      return info.isLeaderReady() && info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex();
+      boolean joined = info.isLeader() ? info.isLeaderReady() : info.isFollower() && info.getLeaderId() != null;
+      return joined && info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** True when this store is one member of a cluster's group. */
+  @Override
+  public boolean replicated() {
+    return cluster.clustered();
+  }
+
+  @Override
+  public List<DurableChange> committedValues(Collection<DurableChange.Subject> subjects) {
+    return stateMachine.state().values(subjects);
+  }
+
+  /** True while this node leads its group (always, once started, on a single node). */
+  public boolean leading() {
+    return !cluster.clustered() || leader.leading();
+  }
+
+  /** Told the leader's id whenever it changes (null while there is none); called on Ratis's threads. */
+  public void onLeaderChanged(Consumer<String> listener) {
+    leader.listen(listener);
+  }
+
+  /** What this node knows of its cluster now. Blocking (Ratis's locks): call it off the event loops. */
+  public ClusterStatus status() {
+    try {
+      RaftServer.Division division = server.getDivision(GROUP_ID);
+      return ClusterStatuses.of(cluster, division, ELECTION_TIMEOUT_MAX.multipliedBy(2));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
   @Override
-  public CompletableFuture<Void> append(List<DurableChange> changes, long revision) {
-    return reportingFailure(writer.append(changes, revision));
+  public CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision) {
+    return reportingFailure(writer.append(writeId, changes, revision));
   }
 
   @Override
@@ -160,6 +268,14 @@ public final class RatisStore implements DurableStore, AutoCloseable {
     return durable.handle((ignored, error) -> {
       if (error == null) {
         return null;
+      }
+      if (cluster.clustered() && failure.get() == null) {
+        // Not this node's storage failing: the group did not commit in time (no majority reachable,
+        // or an election under way). The write may still commit later; the log decides.
+        throw new StorageUnavailableException("the cluster did not commit the change within "
+            + CLUSTER_COMMIT_TIMEOUT.toSeconds() + " s: a majority of its members (" + (cluster.members().size() / 2 + 1)
+            + " of " + cluster.members().size() + ") must be reachable; it may still be committed if they return, "
+            + "retry once they are", StorageUnavailableException.Reason.NO_QUORUM, error);
       }
       failed(failure, error);
       throw new StorageUnavailableException("storage failed to commit the change, which may not survive a "
@@ -217,6 +333,11 @@ public final class RatisStore implements DurableStore, AutoCloseable {
 
   /** Writes one encoded entry; runs on the log writer's thread, where blocking is allowed. */
   private CompletableFuture<Void> write(byte[] entry) {
+    if (client != null) {
+      return client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+          .orTimeout(CLUSTER_COMMIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          .thenAccept(RatisStore::checkSuccess);
+    }
     RaftClientRequest request = RaftClientRequest.newBuilder()
         .setClientId(clientId)
         .setServerId(SELF)
@@ -247,6 +368,9 @@ public final class RatisStore implements DurableStore, AutoCloseable {
       writer.close();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (client != null) {
+      client.close();
     }
     server.close();
   }

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.storage;
 
+import io.reactiveregistry.server.core.DurableChange;
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -7,12 +8,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;
@@ -32,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * after which Ratis replays the entries that follow it.
  *
  * <p>The running core has already applied what this server wrote (it decided those changes), so
- * applying here only keeps the durable copy that snapshots and restarts read. A follower in a
- * future cluster would also hand applied entries to its core.
+ * applying those here only keeps the durable copy that snapshots and restarts read; entries other
+ * members of a cluster wrote are also handed to the core, through the {@link CommittedEntries}
+ * following the log.
  */
 final class RegistryStateMachine extends BaseStateMachine {
   private static final Logger log = LoggerFactory.getLogger(RegistryStateMachine.class);
@@ -41,10 +46,20 @@ final class RegistryStateMachine extends BaseStateMachine {
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final DurableState state = new DurableState();
   private final Consumer<Throwable> onLogFailed;
+  private final Consumer<String> onLeaderChanged;
+  /** Names this process's entries: a member's id and a nonce of this start. */
+  private final String origin;
+  private CommittedEntries follower;
 
-  /** {@code onLogFailed}: told when Ratis could not write the log (a full or broken disk). */
-  RegistryStateMachine(Consumer<Throwable> onLogFailed) {
+  /**
+   * @param origin what this process writes in its entries, to know them again when applied
+   * @param onLogFailed told when Ratis could not write the log (a full or broken disk)
+   * @param onLeaderChanged told the new leader's id (null while there is none)
+   */
+  RegistryStateMachine(String origin, Consumer<Throwable> onLogFailed, Consumer<String> onLeaderChanged) {
+    this.origin = origin;
     this.onLogFailed = onLogFailed;
+    this.onLeaderChanged = onLeaderChanged;
   }
 
   DurableState state() {
@@ -58,9 +73,13 @@ final class RegistryStateMachine extends BaseStateMachine {
     loadLatestSnapshot(storage.getLatestSnapshot());
   }
 
+  /** Called when this member installed a snapshot from the leader (it was too far behind for the log). */
   @Override
-  public void reinitialize() throws IOException {
+  public synchronized void reinitialize() throws IOException {
     loadLatestSnapshot(storage.loadLatestSnapshot());
+    if (follower != null) {
+      follower.replaced(state.values());
+    }
   }
 
   @Override
@@ -68,12 +87,34 @@ final class RegistryStateMachine extends BaseStateMachine {
     return storage;
   }
 
+  /**
+   * Hands the state as it is now to {@code restore}, then tells {@code follower} of every entry
+   * applied after it: nothing falls between the two.
+   */
+  synchronized void follow(CommittedEntries follower, Consumer<DurableState> restore) {
+    restore.accept(state);
+    this.follower = follower;
+  }
+
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext transaction) {
     LogEntryProto entry = transaction.getLogEntry();
-    state.apply(ChangeCodec.decodeEntry(entry.getStateMachineLogEntry().getLogData().newInput()));
-    updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+    ChangeCodec.Entry decoded = ChangeCodec.decodeEntry(entry.getStateMachineLogEntry().getLogData().newInput());
+    List<DurableChange> changes = decoded.changes().stream().map(ChangeCodec::change).toList();
+    synchronized (this) {
+      state.apply(changes, decoded.revision());
+      updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+      if (follower != null) {
+        boolean own = origin.equals(decoded.origin());
+        follower.committed(changes, own, own ? decoded.firstWrite() : 0, own ? decoded.lastWrite() : 0);
+      }
+    }
     return CompletableFuture.completedFuture(Message.EMPTY);
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+    onLeaderChanged.accept(newLeaderId == null ? null : newLeaderId.toString());
   }
 
   /**

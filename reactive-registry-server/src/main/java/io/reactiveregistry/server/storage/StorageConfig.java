@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.storage;
 
+import io.reactiveregistry.server.cluster.ClusterConfig;
 import java.nio.file.Path;
 
 /**
@@ -11,8 +12,15 @@ import java.nio.file.Path;
  * @param snapshotEvery log entries between snapshots; the log before a snapshot is purged
  * @param maxNotDurable commands whose changes may wait to be written; beyond it durable writes are
  *     refused with {@code LIMIT_EXCEEDED} until storage catches up
+ * @param cluster the members whose Raft group holds the durable state; a single node by default
+ *     (the member entry of this node then gives the Raft port)
  */
-public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable) {
+public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable, ClusterConfig cluster) {
+  /** A single server's storage. */
+  public StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable) {
+    this(dataDir, raftPort, snapshotEvery, maxNotDurable, ClusterConfig.single());
+  }
+
   public StorageConfig {
     if (raftPort < 0 || raftPort > 65_535) {
       throw new IllegalArgumentException("the Raft port is from 0 (any free one) to 65535: " + raftPort);
@@ -32,6 +40,18 @@ public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int 
   /** On disk in {@code dataDir}, Raft on a free port: what tests of durability want. */
   public static StorageConfig onDisk(Path dataDir) {
     return new StorageConfig(dataDir, 0, DEFAULTS.snapshotEvery, DEFAULTS.maxNotDurable);
+  }
+
+  /** This storage as one member of {@code value}'s group, on the Raft port its member entry gives. */
+  public StorageConfig withCluster(ClusterConfig value) {
+    if (!value.clustered()) {
+      return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, value);
+    }
+    if (dataDir == null) {
+      throw new IllegalArgumentException("a cluster member keeps its durable state on disk: --in-memory cannot be "
+          + "used with --members");
+    }
+    return new StorageConfig(dataDir, value.self().raftPort(), snapshotEvery, maxNotDurable, value);
   }
 
   public boolean durable() {

@@ -1,20 +1,36 @@
 package io.reactiveregistry.server.storage;
 
 /**
- * Storage cannot take a change now. {@code busy}: too many changes are waiting to be written, a
- * retry later may succeed; otherwise storage has failed and the server needs attention.
+ * Storage cannot take a change now. {@link Reason#BUSY}: too many changes are waiting to be
+ * written, a retry later may succeed; {@link Reason#NO_QUORUM}: the cluster could not commit it (no
+ * majority of members reachable), a retry once they are may succeed; {@link Reason#FAILED}: storage
+ * has failed and the server needs attention.
  */
 public final class StorageUnavailableException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  private final boolean busy;
+  public enum Reason {
+    BUSY,
+    NO_QUORUM,
+    FAILED
+  }
+
+  private final Reason reason;
+
+  public StorageUnavailableException(String message, Reason reason, Throwable cause) {
+    super(message, cause);
+    this.reason = reason;
+  }
 
   public StorageUnavailableException(String message, boolean busy, Throwable cause) {
-    super(message, cause);
-    this.busy = busy;
+    this(message, busy ? Reason.BUSY : Reason.FAILED, cause);
+  }
+
+  public Reason reason() {
+    return reason;
   }
 
   public boolean busy() {
-    return busy;
+    return reason == Reason.BUSY;
   }
 }

@@ -29,6 +29,7 @@ import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.protocol.message.TraceQuery;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.audit.TraceHub;
+import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.Outcome.Counted;
@@ -213,9 +214,12 @@ final class RequestHandlers {
   }
 
   private ServerInfo serverInfo() {
-    return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), List.of(identity.nodeId()),
+    ClusterStatus cluster = identity.cluster() == null ? null : identity.cluster().get();
+    List<String> members = cluster == null ? List.of(identity.nodeId())
+        : cluster.members().stream().map(ClusterStatus.MemberStatus::id).toList();
+    return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), members,
         clock.millis() - identity.startedAtMillis(), runtime.read(registry -> registry.selfPreserving()),
-        storage.get());
+        storage.get(), cluster == null ? null : cluster.toInfo());
   }
 
   private static ServiceKey service(String namespace, String group, String service) {

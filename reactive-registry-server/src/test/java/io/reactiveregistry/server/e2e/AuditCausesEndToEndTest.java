@@ -72,7 +72,9 @@ class AuditCausesEndToEndTest {
     shortLived.close(); // CONNECTION_CLOSED; then batch-job is empty for 300 ms: CLEANUP
     await().atMost(WAIT).until(() -> causes().contains("CLEANUP"));
 
-    assertThat(causes()).containsAll(Arrays.stream(ChangeCause.values()).map(Enum::name).toList());
+    // REPLICATED needs another member to make the change: ClusterEndToEndTest.
+    assertThat(causes()).containsAll(Arrays.stream(ChangeCause.values()).filter(c -> c != ChangeCause.REPLICATED)
+        .map(Enum::name).toList());
     assertThat(trace).filteredOn(e -> "HEALTH_CHECK".equals(e.cause())).first().satisfies(e -> {
       assertThat(e.service()).isEqualTo("db");
       assertThat(e.instanceId()).isEqualTo("127.0.0.1#1#DEFAULT");

@@ -60,16 +60,38 @@ final class ServerProcess implements AutoCloseable {
 
   private static ServerProcess launch(List<String> prefix, String host, String maxHeap, Path dataDir, Path log,
       String... extraArgs) throws IOException {
+    List<String> args = new ArrayList<>(List.of("--port", "0", "--raft-port", "0"));
+    args.addAll(List.of(extraArgs));
+    return awaitListening(spawn(prefix, host, maxHeap, dataDir, log, args), log);
+  }
+
+  /**
+   * Starts a cluster member (its ports are those of its entry in {@code members}) without waiting:
+   * a member opens its ports only once a majority of members has started. Then {@link #awaitListening}.
+   */
+  static Process spawnMember(Path dataDir, Path log, String nodeId, String members, String... extraArgs)
+      throws IOException {
+    List<String> args = new ArrayList<>(List.of("--node-id", nodeId, "--members", members));
+    args.addAll(List.of(extraArgs));
+    return spawn(List.of(), "127.0.0.1", "384m", dataDir, log, args);
+  }
+
+  private static Process spawn(List<String> prefix, String host, String maxHeap, Path dataDir, Path log,
+      List<String> extraArgs) throws IOException {
     List<String> command = new ArrayList<>(prefix);
     command.addAll(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + maxHeap,
         "-XX:+ExitOnOutOfMemoryError", // as the README runs it
         "-XX:+AllowRedefinitionToAddDeleteMethods",
         "-cp", System.getProperty("java.class.path"), BlockHoundMain.class.getName(),
-        "--host", host, "--port", "0", "--ws-port", "0", "--http-port", "0", "--raft-port", "0",
+        "--host", host, "--ws-port", "0", "--http-port", "0",
         "--data-dir", dataDir.toString()));
-    command.addAll(List.of(extraArgs));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    command.addAll(extraArgs);
+    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+  }
+
+  /** Waits until a started server accepts connections (or has exited, which fails). */
+  static ServerProcess awaitListening(Process process, Path log) throws IOException {
     try {
       await().atMost(Duration.ofSeconds(60))
           .until(() -> !process.isAlive() || LISTENING.matcher(Files.readString(log)).find());

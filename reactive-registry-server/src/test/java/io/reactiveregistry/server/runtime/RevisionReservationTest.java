@@ -23,7 +23,7 @@ class RevisionReservationTest {
   private final List<Long> reservations = new ArrayList<>();
   private final DurableStore store = new DurableStore() {
     @Override
-    public CompletableFuture<Void> append(List<DurableChange> changes, long revision) {
+    public CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision) {
       if (changes.isEmpty()) {
         reservations.add(revision);
       }

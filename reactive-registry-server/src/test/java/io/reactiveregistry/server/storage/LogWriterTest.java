@@ -37,7 +37,7 @@ class LogWriterTest {
       awaitUninterruptibly(firstWriteReturns);
     }
     return commit;
-  });
+  }, "test");
 
   private static void awaitUninterruptibly(CountDownLatch latch) {
     try {
@@ -59,13 +59,13 @@ class LogWriterTest {
   @Test
   void changesWaitingWhileAnEntryIsWrittenShareTheNextEntryAndCompleteInOrder() throws Exception {
     writer.start();
-    CompletableFuture<Void> first = writer.append(change(0), 1);
+    CompletableFuture<Void> first = writer.append(0, change(0), 1);
     await().atMost(Duration.ofSeconds(5)).until(() -> entries.size() == 1);
     List<CompletableFuture<Void>> waiting = new ArrayList<>();
     List<Integer> completed = new CopyOnWriteArrayList<>();
     for (int i = 1; i <= 50; i++) {
       int n = i;
-      waiting.add(writer.append(change(i), 1 + i).thenRun(() -> completed.add(n)));
+      waiting.add(writer.append(0, change(i), 1 + i).thenRun(() -> completed.add(n)));
     }
     firstWriteReturns.countDown();
     await().atMost(Duration.ofSeconds(5)).until(() -> entries.size() == 2);
@@ -88,14 +88,14 @@ class LogWriterTest {
   void aFailedWriteFailsEveryCommandInItsEntryAndTheWriterGoesOn() throws Exception {
     firstWriteReturns.countDown();
     writer.start();
-    CompletableFuture<Void> failing = writer.append(change(1), 1);
+    CompletableFuture<Void> failing = writer.append(0, change(1), 1);
     await().atMost(Duration.ofSeconds(5)).until(() -> entries.size() == 1);
     commits.get(0).completeExceptionally(new IOException("disk full"));
 
     assertThat(failing).failsWithin(Duration.ofSeconds(5)).withThrowableOfType(ExecutionException.class)
         .withRootCauseInstanceOf(IOException.class);
 
-    CompletableFuture<Void> next = writer.append(change(2), 2);
+    CompletableFuture<Void> next = writer.append(0, change(2), 2);
     await().atMost(Duration.ofSeconds(5)).until(() -> entries.size() == 2);
     commits.get(1).complete(null);
     next.get(5, TimeUnit.SECONDS);
@@ -107,7 +107,7 @@ class LogWriterTest {
     writer.start();
     writer.close();
 
-    assertThat(writer.append(change(1), 1)).failsWithin(Duration.ofSeconds(1))
+    assertThat(writer.append(0, change(1), 1)).failsWithin(Duration.ofSeconds(1))
         .withThrowableOfType(ExecutionException.class)
         .withCauseInstanceOf(StorageUnavailableException.class)
         .withMessageContaining("stopping");

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# A three-node cluster on this machine's loopback, each node in its own data directory.
+#
+#   cluster/cluster.sh start        starts n1, n2 and n3 (in the background; logs in cluster/run/)
+#   cluster/cluster.sh status       each node's view: role, leader, members and their state
+#   cluster/cluster.sh stop n2      stops one node (SIGTERM)
+#   cluster/cluster.sh kill n1      kills one node (SIGKILL: no goodbye)
+#   cluster/cluster.sh restart n2   starts one node again, with its data directory
+#   cluster/cluster.sh down         stops every node (data directories stay in cluster/run/)
+#   cluster/cluster.sh clean        stops every node and deletes cluster/run/
+#
+# Ports: n1 RSocket 7070 (WebSocket 7071, HTTP 7080, Raft 7090), n2 7170 (7171, 7180, 7190),
+# n3 7270 (7271, 7280, 7290). Build first: mvn -q -DskipTests package
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jar=reactive-registry-server/target/reactive-registry-server.jar
+run=cluster/run
+members="n1=127.0.0.1:7070/7090,n2=127.0.0.1:7170/7190,n3=127.0.0.1:7270/7290"
+nodes=(n1 n2 n3)
+
+offset() { echo $(( (${1#n} - 1) * 100 )); }
+http_port() { echo $(( 7080 + $(offset "$1") )); }
+pid_of() { cat "$run/$1.pid" 2>/dev/null || true; }
+running() { local pid; pid=$(pid_of "$1"); [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
+
+start_node() {
+  local node=$1 shift_by
+  shift_by=$(offset "$node")
+  if running "$node"; then
+    echo "$node is already running (pid $(pid_of "$node"))"
+    return
+  fi
+  mkdir -p "$run"
+  java -XX:+ExitOnOutOfMemoryError -jar "$jar" --node-id "$node" --members "$members" \
+    --host 127.0.0.1 --ws-port $(( 7071 + shift_by )) --http-port $(( 7080 + shift_by )) \
+    --data-dir "$run/$node-data" >> "$run/$node.log" 2>&1 &
+  echo $! > "$run/$node.pid"
+  echo "$node started (pid $!, log $run/$node.log)"
+}
+
+await_ready() {
+  for node in "$@"; do
+    for _ in $(seq 1 120); do
+      curl -fsS "http://127.0.0.1:$(http_port "$node")/ready" > /dev/null 2>&1 && break
+      running "$node" || { echo "$node exited; see $run/$node.log" >&2; exit 1; }
+      sleep 0.5
+    done
+    curl -fsS "http://127.0.0.1:$(http_port "$node")/ready" > /dev/null || { echo "$node is not ready" >&2; exit 1; }
+  done
+}
+
+status() {
+  for node in "${nodes[@]}"; do
+    if running "$node"; then
+      echo "$node: $(curl -fsS "http://127.0.0.1:$(http_port "$node")/api/v1/cluster" 2>/dev/null || echo 'not answering yet')"
+    else
+      echo "$node: not running"
+    fi
+  done
+}
+
+signal_node() {
+  local signal=$1 node=$2
+  running "$node" || { echo "$node is not running"; return; }
+  kill "-$signal" "$(pid_of "$node")"
+  if [ "$signal" = TERM ]; then
+    while running "$node"; do sleep 0.2; done
+  fi
+  rm -f "$run/$node.pid"
+  echo "$node stopped ($signal)"
+}
+
+[ -f "$jar" ] || { echo "no $jar: build first with mvn -q -DskipTests package" >&2; exit 1; }
+case "${1:-}" in
+  start)
+    for node in "${nodes[@]}"; do start_node "$node"; done
+    await_ready "${nodes[@]}"
+    echo "cluster ready. Watch it:"
+    echo "  cluster/cluster.sh status                  (or curl http://127.0.0.1:7080/api/v1/cluster)"
+    echo "  java -jar registry-cli/target/registry-cli.jar --target tcp://127.0.0.1:7170 --route server.info"
+    echo "Stop a node: cluster/cluster.sh kill n1; bring it back: cluster/cluster.sh restart n1"
+    ;;
+  status) status ;;
+  stop) signal_node TERM "${2:?which node: n1, n2 or n3}" ;;
+  kill) signal_node KILL "${2:?which node: n1, n2 or n3}" ;;
+  restart)
+    start_node "${2:?which node: n1, n2 or n3}"
+    await_ready "$2"
+    echo "$2 is back"
+    ;;
+  down) for node in "${nodes[@]}"; do signal_node TERM "$node"; done ;;
+  clean)
+    for node in "${nodes[@]}"; do signal_node TERM "$node"; done
+    rm -rf "$run"
+    ;;
+  *) sed -n '2,13p' "$0"; exit 2 ;;
+esac

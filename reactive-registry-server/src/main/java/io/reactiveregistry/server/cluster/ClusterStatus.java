@@ -1,0 +1,53 @@
+package io.reactiveregistry.server.cluster;
+
+import io.reactiveregistry.protocol.message.ClusterInfo;
+import java.util.List;
+
+/**
+ * What one node knows of its cluster at one moment: its own role, the leader, the Raft term and
+ * indexes, and each member's state as far as this node can tell (a leader hears from every
+ * follower; a follower only from the leader).
+ *
+ * @param nodeId this node's id
+ * @param role {@code leader}, {@code follower}, {@code candidate} (an election is running) or
+ *     {@code starting}
+ * @param leader the leader's id; null while there is none
+ * @param term the Raft term
+ * @param commitIndex the highest log index this node knows to be committed
+ * @param appliedIndex the highest log index this node has applied
+ */
+public record ClusterStatus(String nodeId, String role, String leader, long term, long commitIndex,
+    long appliedIndex, List<MemberStatus> members) {
+
+  /**
+   * One member. {@code state}: {@code leader}; {@code follower} (in step); {@code catching-up}
+   * (reachable, behind the leader's commit index); {@code down} (the leader has not heard from it
+   * within the election timeout); {@code unknown} (this node is not the leader and cannot tell).
+   */
+  public record MemberStatus(String id, String address, String raftAddress, String state, long commitIndex) {}
+
+  public ClusterStatus {
+    members = List.copyOf(members);
+  }
+
+  public static ClusterStatus starting(ClusterConfig config, String nodeId) {
+    return new ClusterStatus(nodeId, "starting", null, 0, 0, 0, config.members().stream()
+        .map(member -> new MemberStatus(member.id(), member.address(), member.raftAddress(), "unknown", 0))
+        .toList());
+  }
+
+  /** As the contract writes it, in {@code server.info} and at {@code /api/v1/cluster}. */
+  public ClusterInfo toInfo() {
+    return new ClusterInfo(nodeId, role, leader, term, commitIndex, appliedIndex, members.stream()
+        .map(m -> new ClusterInfo.Member(m.id(), m.address(), m.raftAddress(), m.state(), m.commitIndex()))
+        .toList());
+  }
+
+  public boolean hasLeader() {
+    return leader != null;
+  }
+
+  public boolean leading() {
+    return nodeId.equals(leader);
+  }
+}
