@@ -41,7 +41,8 @@ public final class LoadTestMain implements Callable<Integer> {
   @Parameters(index = "0", description = "Simulation: ${COMPLETION-CANDIDATES}", completionCandidates = Names.class)
   String simulation;
 
-  @Option(names = "--target", defaultValue = "tcp://127.0.0.1:7070", description = "Server. Default: ${DEFAULT-VALUE}")
+  @Option(names = "--target", defaultValue = "tcp://127.0.0.1:7070", description = "Server, or a cluster's members "
+      + "separated by commas (virtual users are spread over them in turn). Default: ${DEFAULT-VALUE}")
   String target;
 
   @Option(names = "--token", defaultValue = "${env:REGISTRY_TOKEN}",

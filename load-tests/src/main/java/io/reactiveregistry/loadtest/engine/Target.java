@@ -5,45 +5,80 @@ import io.reactiveregistry.client.ClientTls;
 import io.reactiveregistry.client.ClientTransports;
 import io.rsocket.transport.ClientTransport;
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
- * The server under load: {@code tcp://127.0.0.1:7070}, and the bearer token each virtual user
- * presents in its SETUP (null for none). Only loopback targets are accepted.
+ * The server (or the cluster's members) under load: {@code tcp://127.0.0.1:7070}, or several
+ * addresses separated by commas, over which virtual users are spread in turn (user {@code i}
+ * connects to address {@code i mod n}); and the bearer token each virtual user presents in its
+ * SETUP (null for none). Only loopback targets are accepted.
  */
-public record Target(String host, int port, String token, SslContext tls) {
+public record Target(List<Endpoint> endpoints, String token, SslContext tls) {
 
-  public Target(String host, int port) {
-    this(host, port, null, null);
+  /** One address of the target. */
+  public record Endpoint(String host, int port) {}
+
+  public Target {
+    if (endpoints.isEmpty()) {
+      throw new IllegalArgumentException("a target needs at least one address");
+    }
+    endpoints = List.copyOf(endpoints);
   }
 
-  /** {@code tcp://host:port}, or {@code tls://host:port} (then TLS trusting the JVM's CAs until {@link #withTls}). */
-  public static Target parse(String uri) {
-    URI parsed = URI.create(uri);
-    boolean secure = "tls".equals(parsed.getScheme());
-    if (!(secure || "tcp".equals(parsed.getScheme())) || parsed.getHost() == null || parsed.getPort() < 1) {
-      throw new IllegalArgumentException("target must look like tcp://127.0.0.1:7070 or tls://127.0.0.1:7070, got "
-          + uri);
+  public Target(String host, int port) {
+    this(List.of(new Endpoint(host, port)), null, null);
+  }
+
+  /**
+   * {@code tcp://host:port}, or {@code tls://host:port} (then TLS trusting the JVM's CAs until
+   * {@link #withTrustedCertificates}); several, comma-separated, of the same scheme.
+   */
+  public static Target parse(String uris) {
+    List<Endpoint> endpoints = new ArrayList<>();
+    Boolean secure = null;
+    for (String uri : uris.split(",")) {
+      URI parsed = URI.create(uri.strip());
+      boolean tls = "tls".equals(parsed.getScheme());
+      if (!(tls || "tcp".equals(parsed.getScheme())) || parsed.getHost() == null || parsed.getPort() < 1) {
+        throw new IllegalArgumentException("target must look like tcp://127.0.0.1:7070 or tls://127.0.0.1:7070 "
+            + "(several separated by commas), got " + uri);
+      }
+      if (secure != null && secure != tls) {
+        throw new IllegalArgumentException("the addresses of one target are all tcp:// or all tls://: " + uris);
+      }
+      secure = tls;
+      endpoints.add(new Endpoint(parsed.getHost(), parsed.getPort()));
     }
-    return new Target(parsed.getHost(), parsed.getPort(), null, secure ? ClientTls.trusting(null).sslContext() : null);
+    return new Target(endpoints, null, secure ? ClientTls.trusting(null).sslContext() : null);
+  }
+
+  /** The first address's host: where the server's metrics are looked for by default. */
+  public String host() {
+    return endpoints.get(0).host();
   }
 
   /** The same server, each connection presenting {@code value} (null or empty: none). */
   public Target withToken(String value) {
-    return new Target(host, port, value == null || value.isEmpty() ? null : value, tls);
+    return new Target(endpoints, value == null || value.isEmpty() ? null : value, tls);
   }
 
   /** The same TLS server, trusting the CA certificates of {@code caFile}; no change for a tcp:// target. */
   public Target withTrustedCertificates(java.nio.file.Path caFile) {
-    return tls == null || caFile == null ? this : new Target(host, port, token, ClientTls.trusting(caFile).sslContext());
+    return tls == null || caFile == null ? this : new Target(endpoints, token, ClientTls.trusting(caFile).sslContext());
   }
 
-  /** The RSocket transport to this server. */
-  public ClientTransport transport() {
-    return tls == null ? ClientTransports.tcp(host, port) : ClientTransports.tls(host, port, tls);
+  /** The RSocket transport for virtual user {@code userId}: the addresses in turn. */
+  public ClientTransport transport(int userId) {
+    Endpoint endpoint = endpoints.get(Math.floorMod(userId, endpoints.size()));
+    return tls == null ? ClientTransports.tcp(endpoint.host(), endpoint.port())
+        : ClientTransports.tls(endpoint.host(), endpoint.port(), tls);
   }
 
   @Override
   public String toString() { // never the token
-    return (tls == null ? "tcp://" : "tls://") + host + ":" + port;
+    String scheme = tls == null ? "tcp://" : "tls://";
+    return endpoints.stream().map(e -> scheme + e.host() + ":" + e.port()).collect(Collectors.joining(","));
   }
 }

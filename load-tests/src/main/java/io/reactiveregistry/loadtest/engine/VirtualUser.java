@@ -81,7 +81,7 @@ public final class VirtualUser {
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(setup())
-        .connect(target.transport())
+        .connect(target.transport(id))
         .doOnNext(socket -> {
           rsocket = socket;
           metrics.recordOk("connect", start);

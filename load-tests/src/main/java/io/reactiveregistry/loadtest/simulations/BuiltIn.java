@@ -61,7 +61,7 @@ public final class BuiltIn {
     int concurrency = p.integer("concurrency", 64);
     Duration hold = p.millis("hold-ms", 0);
     boolean persistent = p.integer("persistent", 0) == 1;
-    String service = persistent ? "storm-persistent" : "storm";
+    String service = p.text("service", persistent ? "storm-persistent" : "storm");
     return Simulation.named("RegistrationStorm")
         .setUp(scenario("deploy").exec(connect()).exec(register(service, instances, concurrency, !persistent))
             .exec(pause(hold))

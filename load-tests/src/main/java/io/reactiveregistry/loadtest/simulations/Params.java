@@ -28,6 +28,13 @@ public final class Params {
     return value;
   }
 
+  /** A word, e.g. {@code --service deploy-7}. */
+  public String text(String name, String fallback) {
+    String value = given.getOrDefault(name, fallback);
+    used.put(name, value);
+    return value;
+  }
+
   /** A duration in milliseconds on the command line, e.g. {@code --duration-ms 30000}. */
   public Duration millis(String name, long fallbackMillis) {
     long value = given.containsKey(name) ? Long.parseLong(given.get(name)) : fallbackMillis;

@@ -1,12 +1,16 @@
 package io.reactiveregistry.server.storage;
 
 import io.reactiveregistry.server.core.DurableChange;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -34,6 +38,7 @@ final class LogWriter {
   private final AtomicInteger notDurable = new AtomicInteger();
   private final Function<byte[], CompletableFuture<Void>> write;
   private final String origin;
+  private final Duration oneAtATime;
   private final Thread thread;
   private volatile CompletableFuture<Void> lastAppended = CompletableFuture.completedFuture(null);
   private volatile boolean closed;
@@ -44,8 +49,18 @@ final class LogWriter {
    * @param origin written in every entry, so that this process knows its own entries when applied
    */
   LogWriter(Function<byte[], CompletableFuture<Void>> write, String origin) {
+    this(write, origin, null);
+  }
+
+  /**
+   * @param oneAtATime when not null, each entry waits (at most this long) for the one before it
+   *     to commit, and everything queued meanwhile goes into the next entry: for a cluster, where
+   *     an entry costs a round trip to the other members, so that many commands share one
+   */
+  LogWriter(Function<byte[], CompletableFuture<Void>> write, String origin, Duration oneAtATime) {
     this.write = write;
     this.origin = origin;
+    this.oneAtATime = oneAtATime;
     this.thread = new Thread(this::run, "registry-log-writer");
     this.thread.setDaemon(true);
   }
@@ -119,6 +134,9 @@ final class LogWriter {
       } catch (RuntimeException e) {
         committed = CompletableFuture.failedFuture(e);
       }
+      if (oneAtATime != null) {
+        awaitQuietly(committed, oneAtATime);
+      }
       // Answering a command (encoding it, handing it to its connection) runs in its future's
       // callbacks: they run on one ordered thread of ours, not on the log's apply thread.
       committed.whenCompleteAsync((ignored, error) -> {
@@ -133,6 +151,16 @@ final class LogWriter {
           }
         }
       }, ACKNOWLEDGER);
+    }
+  }
+
+  private static void awaitQuietly(CompletableFuture<Void> committed, Duration limit) {
+    try {
+      committed.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // the entry's own future reports it; the next entry goes out regardless
     }
   }
 

@@ -13,6 +13,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -91,6 +93,12 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   /** Writes to the group's leader, wherever it is; null on a single node, which writes to itself. */
   private final RaftClient client;
   private final LeaderWatch leader;
+  /** The one thread that sends this node's entries to the group, in order (a cluster only). */
+  private final ExecutorService clusterWrites = Executors.newSingleThreadExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "registry-cluster-writer");
+    thread.setDaemon(true);
+    return thread;
+  });
 
   /**
    * What was replayed: the latest value of every durable subject, the revision after them, and
@@ -106,7 +114,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
     this.server = server;
     this.stateMachine = stateMachine;
     this.failure = failure;
-    this.writer = new LogWriter(this::write, origin);
+    this.writer = new LogWriter(this::write, origin, cluster.clustered() ? CLUSTER_COMMIT_TIMEOUT : null);
     this.openedAtNanos = openedAtNanos;
     this.client = client;
     this.leader = leader;
@@ -133,7 +141,9 @@ public final class RatisStore implements DurableStore, AutoCloseable {
       RaftServerConfigKeys.Rpc.setTimeoutMax(properties, max);
       RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, min);
       RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, max);
-      RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(2, TimeUnit.SECONDS));
+      // A request to a leader that does not answer is retried elsewhere after this; the commit
+      // timeout bounds the whole write.
+      RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(3, TimeUnit.SECONDS));
     } else {
       // One node: nothing talks to this port, so it stays on loopback.
       NettyConfigKeys.Server.setHost(properties, "127.0.0.1");
@@ -172,7 +182,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
         .setClientId(ClientId.randomId())
         // Finds the leader (a follower answers with who leads) and retries through an election;
         // the commit timeout bounds the whole write.
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(30,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build();
     RatisStore store = new RatisStore(config, cluster, server, stateMachine, failure, openedAtNanos, origin,
@@ -334,7 +344,13 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   /** Writes one encoded entry; runs on the log writer's thread, where blocking is allowed. */
   private CompletableFuture<Void> write(byte[] entry) {
     if (client != null) {
-      return client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+      // One entry at a time, in order, on one thread: the log must hold this node's entries in the
+      // order the core decided them, and everything queued meanwhile goes into the next entry (one
+      // round trip and one fsync for all of it). The blocking client finds the leader and retries
+      // through elections itself; a write not committed in time is answered UNAVAILABLE while
+      // the send goes on (the log decides whether it happened).
+      Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(entry));
+      return CompletableFuture.supplyAsync(() -> send(message), clusterWrites)
           .orTimeout(CLUSTER_COMMIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
           .thenAccept(RatisStore::checkSuccess);
     }
@@ -355,6 +371,14 @@ public final class RatisStore implements DurableStore, AutoCloseable {
     }
   }
 
+  private RaftClientReply send(Message message) {
+    try {
+      return client.io().send(message);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   private static void checkSuccess(RaftClientReply reply) {
     if (!reply.isSuccess()) {
       throw new IllegalStateException("the log refused a write", reply.getException());
@@ -369,6 +393,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    clusterWrites.shutdownNow();
     if (client != null) {
       client.close();
     }

@@ -225,7 +225,9 @@ class ClusterEndToEndTest {
       assertThat(client.call("instance.register",
           "{\"service\":\"ephemeral-while-alone\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":1}}"))
           .contains("127.0.0.1#1#DEFAULT");
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+      // Put back once no write of this node touching it is in flight: the first health check's
+      // verdict on the new instance is a durable write too, refused in its turn.
+      await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
           assertThat(instanceIds(alone, "minority")).as("the refused write is put back").isEmpty());
     } finally {
       for (String id : stopped) {
