@@ -264,6 +264,8 @@ class ClusterEndToEndTest {
       nodes.get(follower).signal("CONT");
     }
     assertThat(acknowledged).hasSizeGreaterThan(100);
+    assertThat(nodes.get(leader).log()).as("the leader snapshotted while the follower was away")
+        .contains("snapshot of");
     await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
         assertThat(instanceIds(follower, "caught-up")).as("on %s", follower).containsExactlyInAnyOrderElementsOf(acknowledged));
     for (ServerProcess node : nodes.values()) {
@@ -275,7 +277,10 @@ class ClusterEndToEndTest {
 
   static Process spawn(String id, int run) throws IOException {
     return ServerProcess.spawnMember(dir.resolve(id), log(id, run), id, members,
-        "--health-check-interval-ms", CHECK_INTERVAL_MS, "--health-check-timeout-ms", "400");
+        "--health-check-interval-ms", CHECK_INTERVAL_MS, "--health-check-timeout-ms", "400",
+        // Snapshots (and the log purged behind them) every 50 entries: a member that was away
+        // catches up from the leader's snapshot as well as from its log.
+        "--snapshot-every", "50");
   }
 
   static Path log(String id, int run) {
