@@ -189,7 +189,7 @@ public final class RegistryServer implements Disposable {
                 tls != null ? tls.watch(TOKEN_FILE_POLL, Schedulers.boundedElastic()) : Disposables.disposed(),
                 access.tokens() != null ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
                     : Disposables.disposed(),
-                new LifecycleTicker(runtime).start(config.expiryTick(), Schedulers.parallel()),
+                new LifecycleTicker(runtime, store == null ? () -> true : store::leading).start(config.expiryTick(), Schedulers.parallel()),
                 clusterView == null ? Disposables.disposed() : clusterView.start(Schedulers.boundedElastic()),
                 new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency(), checks.caFile())
                     .onlyWhile(store == null ? () -> true : store::leading)

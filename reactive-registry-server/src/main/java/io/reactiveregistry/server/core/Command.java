@@ -67,8 +67,17 @@ public sealed interface Command {
   /** Applies heartbeat deadlines that have passed (at most the expiry budget of them). */
   record Expire() implements Command {}
 
-  /** Removes services empty past the cleanup time and overrides whose instance is long gone. */
-  record CleanUp() implements Command {}
+  /**
+   * Removes services empty past the cleanup time and overrides whose instance is long gone. Without
+   * {@code durable}, only what this node alone holds (services of ephemeral instances nobody
+   * defined): in a cluster only the leader removes durable values, once, for every member.
+   */
+  record CleanUp(boolean durable) implements Command {
+    /** Everything due: what this node alone holds and what is durable. */
+    public CleanUp() {
+      this(true);
+    }
+  }
 
   /** The server itself did not run for this long: that time does not count against heartbeats. */
   record Stalled(long millis) implements Command {}

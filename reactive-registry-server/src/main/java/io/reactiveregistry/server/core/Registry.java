@@ -94,8 +94,8 @@ public final class Registry implements RegistryReads {
       return new Counted(release(c.owner()));
     } else if (command instanceof Command.Expire) {
       return new Counted(expire());
-    } else if (command instanceof Command.CleanUp) {
-      return new Counted(cleanUp());
+    } else if (command instanceof Command.CleanUp c) {
+      return new Counted(cleanUp(c.durable()));
     } else if (command instanceof Command.Stalled c) {
       return new Counted(stalled(c.millis()));
     } else if (command instanceof Command.RecordHealth c) {
@@ -175,9 +175,15 @@ public final class Registry implements RegistryReads {
    * overrides whose instance has been gone for the retention time.
    */
   int cleanUp() {
+    return cleanUp(true);
+  }
+
+  int cleanUp(boolean durable) {
     long now = clock.millis();
-    int removed = services.cleanUp(now, lifecycle.emptyServiceCleanup().toMillis());
-    overrides.prune(now, lifecycle.overrideRetention().toMillis());
+    int removed = services.cleanUp(now, lifecycle.emptyServiceCleanup().toMillis(), durable);
+    if (durable) {
+      overrides.prune(now, lifecycle.overrideRetention().toMillis());
+    }
     return removed;
   }
 

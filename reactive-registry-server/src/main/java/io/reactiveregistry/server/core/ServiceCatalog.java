@@ -128,11 +128,11 @@ final class ServiceCatalog {
   }
 
   /** Removes services created by registrations that have been empty for {@code emptyForMs}. */
-  int cleanUp(long now, long emptyForMs) {
+  int cleanUp(long now, long emptyForMs, boolean durable) {
     int removed = 0;
     for (Iterator<Service> it = empty.iterator(); it.hasNext(); ) {
       Service service = it.next();
-      if (service.emptySince != 0 && now - service.emptySince >= emptyForMs) {
+      if (service.emptySince != 0 && now - service.emptySince >= emptyForMs && (durable || !service.durable())) {
         it.remove();
         remove(service, ChangeCause.CLEANUP, null);
         removed++;

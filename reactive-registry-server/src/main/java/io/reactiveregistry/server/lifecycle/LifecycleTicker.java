@@ -6,6 +6,7 @@ import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -21,10 +22,21 @@ public final class LifecycleTicker {
   private static final Logger log = LoggerFactory.getLogger(LifecycleTicker.class);
 
   private final RegistryRuntime runtime;
+  private final BooleanSupplier removesDurable;
   private boolean selfPreserving;
 
   public LifecycleTicker(RegistryRuntime runtime) {
+    this(runtime, () -> true);
+  }
+
+  /**
+   * @param removesDurable whether this node's cleanup removes durable values (empty persistent
+   *     services, long-orphaned overrides): in a cluster, only the leader's, so that one member
+   *     decides each removal and the log hands it to the others
+   */
+  public LifecycleTicker(RegistryRuntime runtime, BooleanSupplier removesDurable) {
     this.runtime = runtime;
+    this.removesDurable = removesDurable;
   }
 
   /**
@@ -60,7 +72,7 @@ public final class LifecycleTicker {
 
   public void tick() {
     runtime.execute(new Command.Expire());
-    runtime.execute(new Command.CleanUp());
+    runtime.execute(new Command.CleanUp(removesDurable.getAsBoolean()));
     boolean now = runtime.read(RegistryReads::selfPreserving);
     if (now != selfPreserving) {
       selfPreserving = now;

@@ -117,6 +117,29 @@ class CommittedChangesTest {
   }
 
   @Test
+  void onlyTheNodeThatRemovesDurableValuesCleansUpEmptyPersistentServicesAndOldOverrides() {
+    ServiceKey db = ServiceKey.of(null, null, "db");
+    ServiceKey orders = ServiceKey.of(null, null, "orders");
+    origin.register(operator, db, false, instance("127.0.0.1", 1.0));
+    origin.patchInstance(operator, db, "127.0.0.1#5432#DEFAULT", false, null, null);
+    origin.deregister(operator, db, "127.0.0.1", 5432, "DEFAULT");
+    origin.register(operator, orders, true, instance("127.0.0.2", 1.0)); // ephemeral: this node's own
+    origin.release(operator);
+    origin.takeDurableChanges();
+    clock.advance(LifecycleConfig.DEFAULTS.overrideRetention().plus(LifecycleConfig.DEFAULTS.emptyServiceCleanup()));
+
+    assertThat(origin.apply(new Command.CleanUp(false))).isEqualTo(new Counted(1));
+    assertThat(origin.exists(orders)).as("what this node alone holds goes").isFalse();
+    assertThat(origin.exists(db)).as("a follower leaves durable values to the leader").isTrue();
+    assertThat(origin.takeDurableChanges()).isEmpty();
+
+    assertThat(origin.apply(new Command.CleanUp(true))).isEqualTo(new Counted(1));
+    assertThat(origin.exists(db)).isFalse();
+    assertThat(origin.takeDurableChanges()).extracting(change -> change.subject().kind())
+        .containsExactlyInAnyOrder(DurableChange.Kind.SERVICE, DurableChange.Kind.OVERRIDE);
+  }
+
+  @Test
   void aSnapshotReplacesEverythingDurableTheReplicaHeld() {
     ServiceKey db = ServiceKey.of(null, null, "db");
     replica.register(operator, db, false, instance("127.0.0.9", 1.0)); // known to the replica only
