@@ -13,14 +13,7 @@ server_args=()
 load_args=()
 certs=$(mktemp -d)
 if [ "${TLS:-0}" = 1 ]; then
-  (cd "$certs"
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -noenc -keyout ca.key -out ca.pem -days 1 \
-      -subj /CN=bench-ca 2>/dev/null
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -noenc -keyout server.key -out server.csr \
-      -subj /CN=registry 2>/dev/null
-    printf 'subjectAltName=IP:127.0.0.1\n' > server.ext
-    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 -extfile server.ext \
-      -out server.pem 2>/dev/null)
+  load-tests/bench/make-certs.sh "$certs"
   server_args=(--tls-cert-file "$certs/server.pem" --tls-key-file "$certs/server.key")
   load_args=(--target tls://127.0.0.1:7070 --ca-file "$certs/ca.pem")
 fi

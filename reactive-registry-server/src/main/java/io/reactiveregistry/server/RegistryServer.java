@@ -137,7 +137,7 @@ public final class RegistryServer implements Disposable {
       ClusterConfig cluster = config.storage().cluster();
       String nodeId = cluster.clustered() ? cluster.nodeId() : UUID.randomUUID().toString();
       ClusterView clusterView = store == null ? null
-          : new ClusterView(cluster, cluster.clustered() ? nodeId : "registry-1", store::status, meters);
+          : new ClusterView(cluster, nodeId, store::status, meters);
       ServerIdentity identity = new ServerIdentity(version(), nodeId, clock.millis(),
           clusterView == null ? null : clusterView::status);
       TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());

@@ -2,6 +2,7 @@ package io.reactiveregistry.server.cluster;
 
 import io.reactiveregistry.protocol.message.ClusterInfo;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one node knows of its cluster at one moment: its own role, the leader, the Raft term and
@@ -24,7 +25,8 @@ public record ClusterStatus(String nodeId, String role, String leader, long term
    * (reachable, behind the leader's commit index); {@code down} (the leader has not heard from it
    * within the election timeout); {@code unknown} (this node is not the leader and cannot tell).
    */
-  public record MemberStatus(String id, String address, String raftAddress, String state, long commitIndex) {}
+  public record MemberStatus(String id, @Nullable String address, String raftAddress, String state,
+      long commitIndex) {}
 
   public ClusterStatus {
     members = List.copyOf(members);
@@ -43,8 +45,17 @@ public record ClusterStatus(String nodeId, String role, String leader, long term
         .toList());
   }
 
-  public boolean hasLeader() {
-    return leader != null;
+  /**
+   * The same, with this node called {@code id}: a single server's Raft peer has a fixed name, while
+   * {@code server.info} names the server by its own node id.
+   */
+  public ClusterStatus callingSelf(String id) {
+    if (id.equals(nodeId)) {
+      return this;
+    }
+    return new ClusterStatus(id, role, nodeId.equals(leader) ? id : leader, term, commitIndex, appliedIndex,
+        members.stream().map(m -> m.id().equals(nodeId)
+            ? new MemberStatus(id, m.address(), m.raftAddress(), m.state(), m.commitIndex()) : m).toList());
   }
 
   public boolean leading() {

@@ -26,11 +26,13 @@ public final class ClusterView {
   static final Duration POLL = Duration.ofMillis(500);
 
   private final Supplier<ClusterStatus> source;
+  private final String nodeId;
   private final Counter leaderChanges;
   private volatile ClusterStatus latest;
 
   public ClusterView(ClusterConfig config, String nodeId, Supplier<ClusterStatus> source, MeterRegistry meters) {
     this.source = source;
+    this.nodeId = nodeId;
     this.latest = ClusterStatus.starting(config, nodeId);
     this.leaderChanges = Counter.builder("registry.cluster.leader.changes")
         .description("times this node saw the cluster's leader change").register(meters);
@@ -69,6 +71,7 @@ public final class ClusterView {
       log.debug("cluster state not readable now", e);
       return;
     }
+    next = next.callingSelf(nodeId);
     ClusterStatus previous = latest;
     latest = next;
     if (!Objects.equals(previous.leader(), next.leader())) {

@@ -1,5 +1,8 @@
 package io.reactiveregistry.server.core;
 
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -12,6 +15,20 @@ import java.util.Map;
  * a sequence of them needs no state but the subjects themselves: replay is deterministic.
  */
 public sealed interface DurableChange {
+
+  /**
+   * Changes of distinct subjects in the order they can be applied one by one: removals first
+   * (instances, then overrides, then services, so a service goes after what it holds), then values
+   * (services, then overrides, then instances, so an instance finds its service and override).
+   */
+  static List<DurableChange> inApplyOrder(Collection<DurableChange> changes) {
+    List<Kind> removalOrder = List.of(Kind.INSTANCE, Kind.OVERRIDE, Kind.SERVICE);
+    return changes.stream()
+        .sorted(Comparator.comparing((DurableChange change) -> !change.removal())
+            .thenComparing(change -> change.removal() ? removalOrder.indexOf(change.subject().kind())
+                : -removalOrder.indexOf(change.subject().kind())))
+        .toList();
+  }
 
   /** What the change is about; a later change to the same subject supersedes an earlier one. */
   Subject subject();

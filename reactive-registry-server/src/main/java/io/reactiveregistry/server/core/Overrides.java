@@ -3,6 +3,7 @@ package io.reactiveregistry.server.core;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Operator overrides of instances (enabled, weight, metadata), applied over what the instance
@@ -99,7 +100,7 @@ final class Overrides {
   }
 
   /** The subjects of every override, for a comparison with what storage holds. */
-  void subjects(java.util.function.Consumer<DurableChange.Subject> into) {
+  void subjects(Consumer<DurableChange.Subject> into) {
     byService.forEach((key, ofService) -> ofService.keySet().forEach(id ->
         into.accept(new DurableChange.Subject(DurableChange.Kind.OVERRIDE, key, id))));
   }

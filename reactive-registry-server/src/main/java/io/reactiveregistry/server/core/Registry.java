@@ -13,11 +13,15 @@ import io.reactiveregistry.server.core.Outcome.ServiceRemoved;
 import io.reactiveregistry.server.core.Results.InstanceCounts;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
 /**
@@ -246,26 +250,17 @@ public final class Registry implements RegistryReads {
    * (services, then overrides, then instances, as at start).
    */
   int replaceCommitted(List<DurableChange> values) {
-    java.util.Set<DurableChange.Subject> kept = new java.util.HashSet<>();
+    Set<DurableChange.Subject> kept = new HashSet<>();
     values.forEach(value -> kept.add(value.subject()));
-    List<DurableChange> removals = new java.util.ArrayList<>();
-    java.util.function.Consumer<DurableChange.Subject> unlessKept = subject -> {
+    List<DurableChange> changes = new ArrayList<>(values);
+    Consumer<DurableChange.Subject> unlessKept = subject -> {
       if (!kept.contains(subject)) {
-        removals.add(new DurableChange.Removed(subject));
+        changes.add(new DurableChange.Removed(subject));
       }
     };
     services.durableSubjects(unlessKept);
     overrides.subjects(unlessKept);
-    List<DurableChange> ordered = new java.util.ArrayList<>(removals.size() + values.size());
-    for (DurableChange.Kind kind : List.of(DurableChange.Kind.INSTANCE, DurableChange.Kind.OVERRIDE,
-        DurableChange.Kind.SERVICE)) {
-      removals.stream().filter(r -> r.subject().kind() == kind).forEach(ordered::add);
-    }
-    for (DurableChange.Kind kind : List.of(DurableChange.Kind.SERVICE, DurableChange.Kind.OVERRIDE,
-        DurableChange.Kind.INSTANCE)) {
-      values.stream().filter(v -> v.subject().kind() == kind).forEach(ordered::add);
-    }
-    return applyCommitted(ordered);
+    return applyCommitted(DurableChange.inApplyOrder(changes));
   }
 
   // ---------------------------------------------------------------- reads

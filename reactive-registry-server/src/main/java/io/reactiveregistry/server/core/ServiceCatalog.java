@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The services: created by a registration or defined by an operator, their settings, their
@@ -277,7 +278,7 @@ final class ServiceCatalog {
   }
 
   /** The subjects of every durable service definition, for a comparison with what storage holds. */
-  void durableSubjects(java.util.function.Consumer<DurableChange.Subject> into) {
+  void durableSubjects(Consumer<DurableChange.Subject> into) {
     for (Service service : services.values()) {
       if (service.durable()) {
         into.accept(new DurableChange.Subject(DurableChange.Kind.SERVICE, service.key, null));

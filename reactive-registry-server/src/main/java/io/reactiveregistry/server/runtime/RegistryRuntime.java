@@ -18,7 +18,6 @@ import io.reactiveregistry.server.storage.DurableStore;
 import io.reactiveregistry.server.storage.StorageUnavailableException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -60,9 +59,6 @@ public final class RegistryRuntime {
   private final DurableStore store;
   /** This node's durable writes the log has not committed yet (in a cluster only). */
   private final PendingWrites pending = new PendingWrites();
-  /** Removals are applied instances first, then overrides, then services; saved values the other way round. */
-  private static final List<DurableChange.Kind> REMOVAL_ORDER =
-      List.of(DurableChange.Kind.INSTANCE, DurableChange.Kind.OVERRIDE, DurableChange.Kind.SERVICE);
   /** Where a failed write is put back: off storage's threads, and never inside the command that wrote it. */
   private static final Executor PUT_BACK = task -> Schedulers.boundedElastic().schedule(task);
   /** Revisions up to this one may be handed out: storage holds it (or will, once its write commits). */
@@ -220,22 +216,17 @@ public final class RegistryRuntime {
     wake(applied.woken);
   }
 
-  /** The committed value of each subject, or its removal when the log holds none; removals first. */
+  /** The committed value of each subject, or its removal when the log holds none, in an order to apply. */
   private List<DurableChange> committedOrRemoved(List<Subject> subjects) {
-    List<DurableChange> values = store.committedValues(subjects);
+    List<DurableChange> changes = new ArrayList<>(store.committedValues(subjects));
     Set<Subject> valued = new HashSet<>();
-    values.forEach(value -> valued.add(value.subject()));
-    List<DurableChange> changes = new ArrayList<>();
+    changes.forEach(value -> valued.add(value.subject()));
     for (Subject subject : subjects) {
       if (!valued.contains(subject)) {
         changes.add(new DurableChange.Removed(subject));
       }
     }
-    changes.sort(Comparator.comparing(change -> REMOVAL_ORDER.indexOf(change.subject().kind())));
-    List<DurableChange> saved = new ArrayList<>(values);
-    saved.sort(Comparator.comparing(change -> REMOVAL_ORDER.indexOf(change.subject().kind()), Comparator.reverseOrder()));
-    changes.addAll(saved);
-    return changes;
+    return DurableChange.inApplyOrder(changes);
   }
 
   /**

@@ -42,9 +42,10 @@ final class ClusterStatuses {
       }
     }
     List<MemberStatus> members = new ArrayList<>();
-    List<ClusterConfig.Member> configured = cluster.clustered() ? cluster.members()
-        : List.of(new ClusterConfig.Member(self, "127.0.0.1", 0, 0));
-    for (ClusterConfig.Member member : configured) {
+    if (!cluster.clustered()) { // the server alone: no addresses to tell but its own Raft port's
+      members.add(new MemberStatus(self, null, division.getPeer().getAddress(), "leader", commitIndex));
+    }
+    for (ClusterConfig.Member member : cluster.members()) {
       long memberCommit = commits.getOrDefault(member.id(), member.id().equals(self) ? commitIndex : 0L);
       String state;
       if (member.id().equals(leader)) {

@@ -19,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
@@ -243,11 +242,6 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   /** True while this node leads its group (always, once started, on a single node). */
   public boolean leading() {
     return !cluster.clustered() || leader.leading();
-  }
-
-  /** Told the leader's id whenever it changes (null while there is none); called on Ratis's threads. */
-  public void onLeaderChanged(Consumer<String> listener) {
-    leader.listen(listener);
   }
 
   /** What this node knows of its cluster now. Blocking (Ratis's locks): call it off the event loops. */

@@ -93,7 +93,7 @@ class MetricsEndToEndTest {
     assertThat(value("registry_storage_pending")).isZero();
     // A single server leads its own one-member group.
     await().atMost(Duration.ofSeconds(2)).until(() -> value("registry_cluster_leader") == 1
-        && value("registry_cluster_member_reachable{member=\"registry-1\"}") == 1);
+        && scrape().matches("(?s).*\nregistry_cluster_member_reachable\\{member=\"[0-9a-f-]{36}\"} 1\\.0\n.*"));
     assertThat(value("registry_storage_commit_seconds_count")).isGreaterThanOrEqualTo(2); // reservation + db
     assertThat(scrape()).containsPattern("(?m)^netty_allocator_memory_used_bytes\\{.*type=\"direct\".*} ")
         .containsPattern("(?m)^jvm_memory_used_bytes\\{").containsPattern("(?m)^process_cpu_usage ");
