@@ -5,17 +5,22 @@ import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
 import io.reactiveregistry.server.core.RegistryEvent.ServiceDeleted;
 import io.reactiveregistry.server.core.RegistryEvent.ServiceUpdated;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What the commands since the last take changed, in order: one {@link RegistryEvent} per change,
  * each with the next revision, for subscribers; and the {@link DurableChange}s, for storage, in the
- * order they were decided.
+ * order they were decided; and the changes to this node's claims ({@link ReplicaChange}), for its
+ * peers.
  */
 final class ChangeLog {
   private final List<RegistryEvent> events = new ArrayList<>();
   private final List<DurableChange> durable = new ArrayList<>();
+  /** Changes to this node's claims, the latest per instance (peers need no more). */
+  private final Map<InstanceAddress, ReplicaChange> claims = new LinkedHashMap<>();
   private long revision;
   /** The principal the command being applied acts for; null for the server's own and anonymous ones. */
   private @Nullable String principal;
@@ -55,6 +60,21 @@ final class ChangeLog {
     return revision;
   }
 
+  /** A claim of this node (an ephemeral instance one of its connections owns) was made or changed. */
+  void claimed(RegisteredInstance instance) {
+    if (instance.service.ephemeral && !instance.replica()) {
+      claims.put(new InstanceAddress(instance.service.key, instance.id()), instance.claim());
+    }
+  }
+
+  /** This node no longer claims the instance: it went, or another node's copy took it over. */
+  void withdrawn(RegisteredInstance instance) {
+    if (instance.service.ephemeral && !instance.replica()) {
+      InstanceAddress address = new InstanceAddress(instance.service.key, instance.id());
+      claims.put(address, new ReplicaChange.Withdrawn(address.service(), address.instanceId()));
+    }
+  }
+
   void durable(DurableChange change) {
     durable.add(change);
   }
@@ -65,6 +85,15 @@ final class ChangeLog {
     }
     List<RegistryEvent> taken = List.copyOf(events);
     events.clear();
+    return taken;
+  }
+
+  List<ReplicaChange> takeReplicaChanges() {
+    if (claims.isEmpty()) {
+      return List.of();
+    }
+    List<ReplicaChange> taken = List.copyOf(claims.values());
+    claims.clear();
     return taken;
   }
 

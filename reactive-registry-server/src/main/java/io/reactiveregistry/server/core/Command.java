@@ -95,6 +95,21 @@ public sealed interface Command {
   }
 
   /**
+   * Another node's changes to its claims (the ephemeral instances its connections own), in the
+   * order it made them: kept as that node's copies, and shown where they are the newest claim of
+   * their instance. With {@code replacing}, they are the node's whole set of claims (the snapshot
+   * that starts its stream): copies of it not among them go.
+   */
+  record ApplyReplica(String node, List<ReplicaChange> changes, boolean replacing) implements Command {
+    public ApplyReplica {
+      changes = List.copyOf(changes);
+    }
+  }
+
+  /** Another node was lost for longer than the grace period: its copies go, unless another node took them over. */
+  record DropReplica(String node) implements Command {}
+
+  /**
    * A command made on behalf of an authenticated principal (its request's token, else its
    * connection's): applied as the command itself, with the principal's name on every change it
    * makes, for the audit trail.

@@ -80,7 +80,7 @@ final class Expiry {
     int handled = 0;
     while (handled < budget && !duePool.isEmpty()) {
       RegisteredInstance candidate = takeRandomDue();
-      if (candidate.removed) {
+      if (candidate.removed || candidate.replica()) { // a copy's heartbeats go to its own node
         continue;
       }
       handled++;

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * What happens to instances: registration (alone or in a batch), heartbeats, deregistration, a
@@ -24,10 +25,15 @@ final class Instances {
   private final Overrides overrides;
   private final Expiry expiry;
   private final ChangeLog log;
+  /** Stamps this node's registrations of ephemeral instances, for peers to order them by. */
+  private final HybridClock stamps;
+  /** Told when this node's own claim on an instance goes: another node's copy may be shown instead. */
+  private Consumer<InstanceAddress> claimGone = address -> { };
 
   Instances(InstantSource clock, RegistryConfig config, ServiceCatalog services, Ownerships owners,
-      Overrides overrides, Expiry expiry, ChangeLog log) {
+      Overrides overrides, Expiry expiry, ChangeLog log, HybridClock stamps) {
     this.clock = clock;
+    this.stamps = stamps;
     this.config = config;
     this.services = services;
     this.owners = owners;
@@ -135,27 +141,37 @@ final class Instances {
       services.occupied(service);
       overrides.present(service.key, id);
       if (ephemeral) {
+        created.stamp = stamps.tick();
         owners.own(owner, created);
         expiry.added(created, now);
       }
       log.upserted(created, ChangeCause.REGISTER, owner);
+      log.claimed(created);
       return new Registered(id, log.revision(), timings);
     }
     existing.spec = spec;
+    // Another node's copy until now: its heartbeats were that node's business; from here on, this one's.
+    boolean fromPeer = existing.replica();
     if (ephemeral) {
-      expiry.reregistered(existing.timings, timings, now);
-      owners.own(owner, existing); // a take-over when another connection owned it
+      if (!fromPeer) {
+        expiry.reregistered(existing.timings, timings, now);
+      }
+      owners.own(owner, existing); // a take-over when another connection, or node, owned it
+      existing.stamp = stamps.tick();
     }
     existing.timings = timings;
     existing.lastHeartbeatAt = now;
     boolean changed = !view.equals(existing.view);
     existing.view = view;
-    if (ephemeral) {
+    if (ephemeral && fromPeer) {
+      expiry.added(existing, now);
+    } else if (ephemeral) {
       expiry.schedule(existing);
     }
     if (changed) {
       log.upserted(existing, ChangeCause.REGISTER, owner);
     }
+    log.claimed(existing); // peers learn the new stamp even when the view did not change
     return new Registered(id, log.revision(), timings);
   }
 
@@ -231,6 +247,7 @@ final class Instances {
       public void unhealthy(RegisteredInstance instance) {
         instance.view = instance.view.withHealthy(false);
         log.upserted(instance, ChangeCause.HEARTBEAT_TIMEOUT, null);
+        log.claimed(instance);
       }
     });
   }
@@ -356,6 +373,89 @@ final class Instances {
     overrides.present(key, spec.instanceId());
   }
 
+  // ---------------------------------------------------------------- other nodes' copies
+
+  /** Who looks for another node's claim when this node's own goes ({@link Replicas}). */
+  void onClaimGone(Consumer<InstanceAddress> action) {
+    this.claimGone = action;
+  }
+
+  /** The stamp of this node's own claim on the instance; -1 when it has none (absent, or another node's copy). */
+  long localClaimStamp(ServiceKey key, String id) {
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null || !service.ephemeral ? null : service.instances.get(id);
+    return instance == null || instance.replica() ? -1 : instance.stamp;
+  }
+
+  /**
+   * Shows another node's copy of an ephemeral instance: created, or replacing what is shown — this
+   * node's own claim included, whose connection then no longer owns it (a newer registration
+   * elsewhere took it over). Applied whatever the quotas say: the instance's node admitted it. Not
+   * applied to a service this node holds as persistent: the types disagree, and what is here stays.
+   */
+  void showReplica(Owner peer, ReplicaChange.Claimed copy) {
+    ServiceKey key = copy.service();
+    Service service = services.get(key);
+    if (service != null && !service.ephemeral) {
+      return;
+    }
+    InstanceSpec spec = copy.instance();
+    String id = spec.instanceId();
+    RegisteredInstance existing = service == null ? null : service.instances.get(id);
+    HeartbeatTimings timings = timingsOf(spec);
+    InstanceView view = overrides.project(key, id, spec, copy.healthy(), true);
+    if (existing == null) {
+      Service target = services.getOrCreate(key, true);
+      RegisteredInstance created = new RegisteredInstance(target, spec, view, peer, timings, clock.millis());
+      created.stamp = copy.stamp();
+      target.instances.put(id, created);
+      services.occupied(target);
+      overrides.present(key, id);
+      owners.own(peer, created);
+      log.upserted(created, ChangeCause.REPLICATED, peer);
+      return;
+    }
+    if (!existing.replica()) {
+      log.withdrawn(existing);
+      expiry.removed(existing);
+    }
+    owners.own(peer, existing);
+    existing.spec = spec;
+    existing.timings = timings;
+    existing.stamp = copy.stamp();
+    if (!view.equals(existing.view)) {
+      existing.view = view;
+      log.upserted(existing, ChangeCause.REPLICATED, peer);
+    }
+  }
+
+  /** No node claims the instance any more: the copy shown goes (this node's own instances stay). */
+  void removeReplica(ServiceKey key, String id) {
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null || !service.ephemeral ? null : service.instances.get(id);
+    if (instance != null && instance.replica()) {
+      remove(instance, ChangeCause.REPLICATED, instance.owner);
+    }
+  }
+
+  /** Each of this node's claims: the ephemeral instances its connections own. */
+  void forEachClaim(Consumer<ReplicaChange.Claimed> action) {
+    owners.forEachOwned(instance -> {
+      if (!instance.replica()) {
+        action.accept(instance.claim());
+      }
+    });
+  }
+
+  /** A copy's timings; its node accepted them, so a rule this node does not know falls back to the defaults. */
+  private HeartbeatTimings timingsOf(InstanceSpec spec) {
+    try {
+      return HeartbeatTimings.from(spec.metadata(), config.defaultTimings());
+    } catch (RegistryException e) {
+      return config.defaultTimings();
+    }
+  }
+
   int ownedBy(Owner owner) {
     return owners.ownedBy(owner);
   }
@@ -376,6 +476,7 @@ final class Instances {
       instance.view = instance.view.withHealthy(true);
       expiry.schedule(instance);
       log.upserted(instance, ChangeCause.HEARTBEAT, instance.owner);
+      log.claimed(instance);
     }
   }
 
@@ -385,8 +486,11 @@ final class Instances {
     instance.removed = true;
     long now = clock.millis();
     if (service.ephemeral) {
+      log.withdrawn(instance);
       owners.disown(instance);
-      expiry.removed(instance);
+      if (!instance.replica()) {
+        expiry.removed(instance);
+      }
     } else {
       log.durable(DurableChange.Removed.instance(service.key, instance.id()));
       services.usage().durableChanged(service.key, -1, -QuotaUsage.bytes(instance.spec.metadata()));
@@ -394,6 +498,10 @@ final class Instances {
     overrides.gone(service.key, instance.id(), now);
     log.removed(instance, cause, actor);
     services.vacated(service, now);
+    if (service.ephemeral && !instance.replica()) {
+      // Another node may still claim it (an older registration it has not yet heard was overtaken).
+      claimGone.accept(new InstanceAddress(service.key, instance.id()));
+    }
   }
 
   private static long metadataBytesAdded(RegisteredInstance existing, InstanceSpec spec) {

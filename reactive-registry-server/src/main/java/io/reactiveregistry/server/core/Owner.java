@@ -1,16 +1,32 @@
 package io.reactiveregistry.server.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * The connection that owns ephemeral instances. Identity is by object: two connections from the
- * same client are two owners. The label ({@code client@address}) is for people: logs, traces.
+ * Who owns ephemeral instances: a connection to this node, or another node of the cluster (the
+ * copies of what that node's connections registered, {@link #peer}). Identity is by object: two
+ * connections from the same client are two owners. The label ({@code client@address}, or
+ * {@code node n2}) is for people: logs, traces.
  */
 public final class Owner {
   private final long id;
   private final String label;
+  /** The node whose copies this owner holds; null for a connection to this node. */
+  private final @Nullable String node;
 
   public Owner(long id, String label) {
+    this(id, label, null);
+  }
+
+  private Owner(long id, String label, @Nullable String node) {
     this.id = id;
     this.label = label;
+    this.node = node;
+  }
+
+  /** The owner of the copies another node replicates here: what its own connections registered. */
+  static Owner peer(String node) {
+    return new Owner(0, "node " + node, node);
   }
 
   public long id() {
@@ -21,8 +37,18 @@ public final class Owner {
     return label;
   }
 
+  /** The other node this owner stands for; null for a connection to this node. */
+  public @Nullable String node() {
+    return node;
+  }
+
+  /** Whether it stands for another node's copies rather than a connection to this node. */
+  public boolean isPeer() {
+    return node != null;
+  }
+
   @Override
   public String toString() {
-    return label + "#" + id;
+    return node != null ? label : label + "#" + id;
   }
 }

@@ -13,8 +13,6 @@ import java.util.function.Consumer;
  * that a late heartbeat cannot bring them back). Persistent instances have no owner.
  */
 final class Ownerships {
-  private record InstanceAddress(ServiceKey service, String instanceId) {}
-
   private static final class Ownership {
     final Set<RegisteredInstance> owned = new LinkedHashSet<>();
     final Set<InstanceAddress> deregistered = new LinkedHashSet<>();

@@ -6,8 +6,13 @@ final class RegisteredInstance {
   /** What the registration said; the view is derived from it. */
   InstanceSpec spec;
   InstanceView view;
-  /** The owning connection of an ephemeral instance; null for persistent ones. */
+  /**
+   * The owner of an ephemeral instance: a connection to this node, or another node whose copy is
+   * shown ({@link Owner#isPeer}); null for persistent ones.
+   */
   Owner owner;
+  /** The hybrid-clock stamp of the registration shown (an ephemeral instance's; see {@link HybridClock}). */
+  long stamp;
   HeartbeatTimings timings;
   long lastHeartbeatAt;
   /** The deadline of this instance's live entry in the expiry queue; 0 when it has none. */
@@ -22,6 +27,15 @@ final class RegisteredInstance {
     this.owner = owner;
     this.timings = timings;
     this.lastHeartbeatAt = now;
+  }
+
+  /** Another node's copy, not an instance of a connection to this node: no heartbeats here, no expiry. */
+  boolean replica() {
+    return owner != null && owner.isPeer();
+  }
+
+  ReplicaChange.Claimed claim() {
+    return new ReplicaChange.Claimed(service.key, spec, view.healthy(), stamp);
   }
 
   String id() {

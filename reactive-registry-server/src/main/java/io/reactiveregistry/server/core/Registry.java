@@ -45,18 +45,27 @@ public final class Registry implements RegistryReads {
   private final Overrides overrides = new Overrides(log);
   private final Expiry expiry;
   private final Instances instances;
+  private final Replicas replicas;
 
   public Registry(InstantSource clock, RegistryConfig config) {
     this(clock, config, LifecycleConfig.DEFAULTS, new Random());
   }
 
   public Registry(InstantSource clock, RegistryConfig config, LifecycleConfig lifecycle, RandomGenerator random) {
+    this(clock, config, lifecycle, random, "local");
+  }
+
+  /** @param node this node's id in its cluster: peers' copies are ordered against its own claims by it */
+  public Registry(InstantSource clock, RegistryConfig config, LifecycleConfig lifecycle, RandomGenerator random,
+      String node) {
     this.clock = clock;
     this.lifecycle = lifecycle;
     this.services = new ServiceCatalog(config.quotas(), log);
     this.expiry = new Expiry(lifecycle, random);
+    HybridClock stamps = new HybridClock(clock);
     this.instances = new Instances(clock, config, services, new Ownerships(config.maxInstancesPerOwner()),
-        overrides, expiry, log);
+        overrides, expiry, log, stamps);
+    this.replicas = new Replicas(node, stamps, instances);
   }
 
   // ---------------------------------------------------------------- commands
@@ -84,6 +93,8 @@ public final class Registry implements RegistryReads {
       }
     } else if (command instanceof Command.ApplyCommitted c) {
       return new Counted(c.replacing() ? replaceCommitted(c.changes()) : applyCommitted(c.changes()));
+    } else if (command instanceof Command.ApplyReplica c) {
+      return new Counted(replicas.apply(c.node(), c.changes(), c.replacing()));
     } else if (command instanceof Command.Heartbeat c) {
       return heartbeat(c.owner(), c.service(), c.instance());
     } else if (command instanceof Command.HeartbeatAll c) {
@@ -96,6 +107,8 @@ public final class Registry implements RegistryReads {
       return instances.deregister(c.owner(), c.service(), c.instanceId());
     } else if (command instanceof Command.Release c) {
       return new Counted(release(c.owner()));
+    } else if (command instanceof Command.DropReplica c) {
+      return new Counted(replicas.drop(c.node()));
     } else if (command instanceof Command.Expire) {
       return new Counted(expire());
     } else if (command instanceof Command.CleanUp c) {
@@ -332,6 +345,30 @@ public final class Registry implements RegistryReads {
   }
 
   @Override
+  public List<ReplicaChange.Claimed> claims() {
+    List<ReplicaChange.Claimed> claims = new ArrayList<>();
+    instances.forEachClaim(claims::add);
+    return claims;
+  }
+
+  @Override
+  public ReplicaDigest claimsDigest() {
+    ReplicaDigest[] digest = {ReplicaDigest.EMPTY};
+    instances.forEachClaim(claim -> digest[0] = digest[0].plus(claim));
+    return digest[0];
+  }
+
+  @Override
+  public ReplicaDigest replicaDigest(String node) {
+    return replicas.digest(node);
+  }
+
+  @Override
+  public int replicaCopies(String node) {
+    return replicas.held(node);
+  }
+
+  @Override
   public InstanceCounts instanceCounts() {
     return services.instanceCounts();
   }
@@ -354,6 +391,14 @@ public final class Registry implements RegistryReads {
   /** The events recorded since the last call, in revision order. */
   public List<RegistryEvent> takeEvents() {
     return log.takeEvents();
+  }
+
+  /**
+   * The changes to this node's claims since the last call, the latest per instance: what its peers
+   * need to keep their copies equal to its claims.
+   */
+  public List<ReplicaChange> takeReplicaChanges() {
+    return log.takeReplicaChanges();
   }
 
   /**

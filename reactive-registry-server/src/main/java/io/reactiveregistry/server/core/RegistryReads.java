@@ -56,4 +56,16 @@ public interface RegistryReads {
   /** UTF-8 bytes of metadata kept durably, counted against {@link Quotas#maxDurableMetadataBytes()}. */
   long durableMetadataBytes();
 
+
+  /** This node's claims: the ephemeral instances its own connections own, as its peers copy them. */
+  List<ReplicaChange.Claimed> claims();
+
+  /** The digest of {@link #claims()}, without building them. */
+  ReplicaDigest claimsDigest();
+
+  /** The digest of the copies this node holds of a peer's claims. */
+  ReplicaDigest replicaDigest(String node);
+
+  /** How many copies of a peer's claims this node holds. */
+  int replicaCopies(String node);
 }

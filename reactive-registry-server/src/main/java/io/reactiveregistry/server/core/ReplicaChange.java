@@ -1,0 +1,27 @@
+package io.reactiveregistry.server.core;
+
+/**
+ * A change to what one node claims: the ephemeral instances its own connections own. A node
+ * streams these to its peers, which keep them as that node's copies ({@link Command.ApplyReplica}).
+ * Per instance, the latest change is all that matters, so changes to one instance may be coalesced.
+ */
+public sealed interface ReplicaChange {
+  ServiceKey service();
+
+  String instanceId();
+
+  /**
+   * The node claims the instance: as registered, with its health, stamped by the node's hybrid
+   * logical clock when it was last registered (the stamp orders claims of the same instance by
+   * different nodes: the higher one is shown).
+   */
+  record Claimed(ServiceKey service, InstanceSpec instance, boolean healthy, long stamp) implements ReplicaChange {
+    @Override
+    public String instanceId() {
+      return instance.instanceId();
+    }
+  }
+
+  /** The node no longer claims the instance: it went, or another node's newer registration took it over. */
+  record Withdrawn(ServiceKey service, String instanceId) implements ReplicaChange {}
+}
