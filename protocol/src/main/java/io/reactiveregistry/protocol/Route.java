@@ -22,7 +22,9 @@ public enum Route {
   ADMIN_INSTANCE_UPDATE("admin.instance.update", Interaction.REQUEST_RESPONSE),
   ADMIN_INSTANCE_PATCH("admin.instance.patch", Interaction.REQUEST_RESPONSE),
   ADMIN_TRACE("admin.trace", Interaction.REQUEST_STREAM),
-  SERVER_INFO("server.info", Interaction.REQUEST_RESPONSE);
+  SERVER_INFO("server.info", Interaction.REQUEST_RESPONSE),
+  /** Internal: a cluster member streams the changes of what its connections own to a peer (admin on every namespace). */
+  CLUSTER_REPLICATE("cluster.replicate", Interaction.REQUEST_STREAM);
 
   private static final Map<String, Route> BY_NAME =
       Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(Route::routeName, Function.identity()));

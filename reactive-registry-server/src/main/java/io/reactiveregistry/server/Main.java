@@ -6,6 +6,7 @@ import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.process.FatalErrors;
+import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
 import io.reactiveregistry.server.tls.TlsFiles;
@@ -163,6 +164,16 @@ public final class Main implements Callable<Integer> {
   @Option(names = "--expiry-tick-ms",
       description = "How often heartbeat deadlines are applied. Default: ${DEFAULT-VALUE}")
   long expiryTickMs;
+
+  @Option(names = "--replication-grace-ms",
+      description = "In a cluster, how long a lost peer's ephemeral instances are kept before those no other node "
+          + "took over are removed. Default: ${DEFAULT-VALUE}")
+  long replicationGraceMs;
+
+  @Option(names = "--anti-entropy-interval-ms",
+      description = "In a cluster, how often each node sends its peers a digest of its ephemeral instances to "
+          + "compare. Default: ${DEFAULT-VALUE}")
+  long antiEntropyIntervalMs;
 
   @Option(names = "--expiry-budget",
       description = "Instances one expiry pass may look at; a mass expiry is spread over several passes. "
@@ -366,6 +377,8 @@ public final class Main implements Callable<Integer> {
             : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites).withCluster(cluster))
         .withExpiryTick(Duration.ofMillis(expiryTickMs))
         .withExpiryBudget(expiryBudget)
+        .withReplication(new Replication.Settings(Duration.ofMillis(replicationGraceMs),
+            Duration.ofMillis(antiEntropyIntervalMs)))
         .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
             Duration.ofMillis(failedAuthenticationWindowMs), TlsFiles.of(tlsCertFile, tlsKeyFile, tlsClientCaFile)));
   }

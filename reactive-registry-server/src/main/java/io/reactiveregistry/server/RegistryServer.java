@@ -7,6 +7,7 @@ import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.audit.ChangeCounter;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.cluster.ClusterView;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.core.RegistryReads;
@@ -16,6 +17,7 @@ import io.reactiveregistry.server.lifecycle.HealthChecker;
 import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.push.PushHub;
+import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.FailedAuthentications;
@@ -119,7 +121,10 @@ public final class RegistryServer implements Disposable {
     return Mono.defer(() -> {
       PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       InstantSource clock = InstantSource.system();
-      Registry registry = new Registry(clock, config.registryConfig(), config.lifecycle(), new java.util.Random());
+      ClusterConfig cluster = config.storage().cluster();
+      String nodeId = cluster.clustered() ? cluster.nodeId() : UUID.randomUUID().toString();
+      Registry registry = new Registry(clock, config.registryConfig(), config.lifecycle(), new java.util.Random(),
+          nodeId);
       ServerMeters serverMeters = new ServerMeters(meters);
       RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), serverMeters::pushed),
           store == null ? DurableStore.IN_MEMORY : store);
@@ -134,12 +139,14 @@ public final class RegistryServer implements Disposable {
         serverMeters.gauge("registry.storage.failed", "1 once durable storage has failed (until a restart)",
             () -> store.healthy() ? 0 : 1);
       }
-      ClusterConfig cluster = config.storage().cluster();
-      String nodeId = cluster.clustered() ? cluster.nodeId() : UUID.randomUUID().toString();
       ClusterView clusterView = store == null ? null
           : new ClusterView(cluster, nodeId, store::status, meters);
-      ServerIdentity identity = new ServerIdentity(version(), nodeId, clock.millis(),
-          clusterView == null ? null : clusterView::status);
+      // Each node streams what its connections own to its peers, and follows theirs.
+      Replication replication = new Replication(nodeId, cluster, runtime, config.replication(), serverMeters, clock,
+          version(), Schedulers.parallel());
+      Supplier<ClusterStatus> clusterStatus = clusterView == null ? null
+          : () -> clusterView.status().withReplication(replication.status());
+      ServerIdentity identity = new ServerIdentity(version(), nodeId, clock.millis(), clusterStatus);
       TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());
       runtime.addListener(trace);
       runtime.addListener(new ChangeCounter(meters));
@@ -165,7 +172,7 @@ public final class RegistryServer implements Disposable {
       }
       RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock, serverMeters,
           () -> store == null ? "IN_MEMORY" : storageFailure.get() == null ? "OK" : "FAILED: " + storageFailure.get(),
-          protectedMode, access, tls);
+          protectedMode, access, tls, replication);
       registerGauges(serverMeters, runtime, endpoint);
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
       AtomicBoolean ready = new AtomicBoolean();
@@ -175,7 +182,7 @@ public final class RegistryServer implements Disposable {
           new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
               serverMeters.connectionsRefused("http", "address")),
           protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls,
-          () -> clusterView == null ? null : clusterView.status());
+          () -> clusterStatus == null ? null : clusterStatus.get());
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = restored == null ? Mono.empty()
@@ -191,6 +198,7 @@ public final class RegistryServer implements Disposable {
                     : Disposables.disposed(),
                 new LifecycleTicker(runtime, store == null ? () -> true : store::leading).start(config.expiryTick(), Schedulers.parallel()),
                 clusterView == null ? Disposables.disposed() : clusterView.start(Schedulers.boundedElastic()),
+                replication,
                 new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency(), checks.caFile())
                     .onlyWhile(store == null ? () -> true : store::leading)
                     .start(Schedulers.parallel()));

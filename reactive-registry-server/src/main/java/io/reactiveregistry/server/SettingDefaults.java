@@ -53,6 +53,8 @@ final class SettingDefaults {
     put(defaults, "--delete-timeout-ms", config.heartbeat().deleteTimeoutMs());
     put(defaults, "--expiry-tick-ms", config.expiryTick().toMillis());
     put(defaults, "--expiry-budget", config.expiryBudget());
+    put(defaults, "--replication-grace-ms", config.replication().grace().toMillis());
+    put(defaults, "--anti-entropy-interval-ms", config.replication().antiEntropy().toMillis());
     put(defaults, "--empty-service-cleanup-ms", lifecycle.emptyServiceCleanup().toMillis());
     put(defaults, "--override-retention-ms", lifecycle.overrideRetention().toMillis());
     put(defaults, "--self-preservation", lifecycle.selfPreservation());

@@ -131,6 +131,8 @@ class SettingsTableTest {
         integer("--max-uncommitted-writes", "101", "102", "103", c -> c.storage().maxNotDurable()),
         millis("--expiry-tick-ms", "201", "202", "203", ServerConfig::expiryTick),
         integer("--expiry-budget", "11", "12", "13", ServerConfig::expiryBudget),
+        millis("--replication-grace-ms", "5100", "5200", "5300", c -> c.replication().grace()),
+        millis("--anti-entropy-interval-ms", "2100", "2200", "2300", c -> c.replication().antiEntropy()),
         setting("--allow-unauthenticated", "true", "false", "true", c -> c.security().allowUnauthenticated(),
             Boolean::valueOf),
         setting("--token-file", "t1.json", "t2.json", "t3.json", c -> c.security().tokenFile(), Path::of),

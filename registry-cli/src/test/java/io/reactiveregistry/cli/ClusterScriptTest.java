@@ -1,11 +1,13 @@
 package io.reactiveregistry.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -45,9 +47,27 @@ class ClusterScriptTest {
         .as(status.output()).hasSize(1);
     assertThat(status.output().lines().filter(line -> line.contains("\"leader\":\"n"))).hasSize(3);
 
-    Result killed = run(lines.get(2));
-    assertThat(killed.code()).as(killed.output()).isZero();
-    assertThat(run(lines.get(1)).output()).contains("n1: not running");
+    // The README's replication tour: a watcher on n2 sees what is registered on n1, and its removal
+    // once n1 is killed and the grace period has passed.
+    List<String> tour = tourCommands();
+    assertThat(tour).hasSize(2);
+    Path watched = Files.createTempFile("watcher", ".out");
+    Path registered = Files.createTempFile("registrant", ".out");
+    Process watcher = background(tour.get(0), watched);
+    Process registrant = background(tour.get(1), registered);
+    try {
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(watched).contains("127.0.0.1#8080#DEFAULT"));
+
+      Result killed = run(lines.get(2));
+      assertThat(killed.code()).as(killed.output()).isZero();
+      assertThat(run(lines.get(1)).output()).contains("n1: not running");
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(watched)
+          .contains("{\"type\":\"REMOVE\""));
+      assertThat(Files.readString(watched)).contains("\"instanceId\":\"127.0.0.1#8080#DEFAULT\"");
+    } finally {
+      watcher.destroyForcibly();
+      registrant.destroyForcibly();
+    }
 
     Result restarted = run(lines.get(3));
     assertThat(restarted.code()).as(restarted.output()).isZero();
@@ -73,6 +93,35 @@ class ClusterScriptTest {
       }
     }
     return lines;
+  }
+
+  /**
+   * The commands of the section's CLI block, each as a shell line that defines {@code CLI} first,
+   * continuation lines joined and the trailing {@code &} dropped (the test runs them in the background).
+   */
+  private static List<String> tourCommands() throws IOException {
+    String readme = Files.readString(ROOT.resolve("README.md"));
+    int start = readme.indexOf("\n## Running a cluster\n");
+    String section = readme.substring(start, readme.indexOf("\n## ", start + 5));
+    int block = section.indexOf("```sh\nCLI=");
+    assertThat(block).as("the section's CLI block").isNotNegative();
+    String[] blockLines = section.substring(block + 6, section.indexOf("```", block + 6)).replace("\\\n", " ")
+        .split("\n");
+    String definition = blockLines[0];
+    List<String> commands = new ArrayList<>();
+    for (int i = 1; i < blockLines.length; i++) {
+      String command = blockLines[i].strip();
+      if (command.endsWith("&")) {
+        commands.add(definition + "; " + command.substring(0, command.length() - 1).strip());
+      }
+    }
+    return commands;
+  }
+
+  private static Process background(String line, Path output) throws IOException {
+    // exec: the JVM takes the shell's place, so that destroying the process stops the CLI itself.
+    return new ProcessBuilder("bash", "-c", line.replace("; $CLI", "; exec $CLI"))
+        .directory(ROOT.toFile()).redirectErrorStream(true).redirectOutput(output.toFile()).start();
   }
 
   private record Result(int code, String output) {}

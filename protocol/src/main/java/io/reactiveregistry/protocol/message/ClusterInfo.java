@@ -8,10 +8,20 @@ import org.jspecify.annotations.Nullable;
  * role ({@code leader}, {@code follower}, {@code candidate}, {@code starting}), the leader (absent
  * while there is none), the Raft term, the commit and applied indexes, and every member with its
  * state ({@code leader}, {@code follower}, {@code catching-up}, {@code down}, or {@code unknown}
- * when this node is not the leader and cannot tell).
+ * when this node is not the leader and cannot tell), and how this node follows each peer's ephemeral
+ * instances ({@code replication}).
  */
 public record ClusterInfo(String nodeId, String role, @Nullable String leader, long term, long commitIndex,
-    long appliedIndex, List<Member> members) {
+    long appliedIndex, List<Member> members, @Nullable List<Peer> replication) {
 
   public record Member(String id, String address, String raftAddress, String state, long commitIndex) {}
+
+  /**
+   * This node's follow of one peer's stream of ephemeral instances: whether it is connected, the
+   * peer's epoch (a new one each time it starts), the copies held, the changes this node has yet to
+   * send that peer, the lag of the last change received (milliseconds, by the two clocks), and the
+   * repairs anti-entropy made.
+   */
+  public record Peer(String node, boolean connected, long epoch, int copies, int waiting, long lagMillis,
+      long repairs) {}
 }

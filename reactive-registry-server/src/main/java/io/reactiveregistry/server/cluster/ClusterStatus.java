@@ -16,9 +16,10 @@ import org.jspecify.annotations.Nullable;
  * @param term the Raft term
  * @param commitIndex the highest log index this node knows to be committed
  * @param appliedIndex the highest log index this node has applied
+ * @param replication how this node follows each peer's ephemeral instances
  */
 public record ClusterStatus(String nodeId, String role, String leader, long term, long commitIndex,
-    long appliedIndex, List<MemberStatus> members) {
+    long appliedIndex, List<MemberStatus> members, List<ClusterInfo.Peer> replication) {
 
   /**
    * One member. {@code state}: {@code leader}; {@code follower} (in step); {@code catching-up}
@@ -30,6 +31,18 @@ public record ClusterStatus(String nodeId, String role, String leader, long term
 
   public ClusterStatus {
     members = List.copyOf(members);
+    replication = List.copyOf(replication);
+  }
+
+  /** Without replication figures (storage's view alone). */
+  public ClusterStatus(String nodeId, String role, String leader, long term, long commitIndex, long appliedIndex,
+      List<MemberStatus> members) {
+    this(nodeId, role, leader, term, commitIndex, appliedIndex, members, List.of());
+  }
+
+  /** The same, with how this node follows each peer's ephemeral instances. */
+  public ClusterStatus withReplication(List<ClusterInfo.Peer> peers) {
+    return new ClusterStatus(nodeId, role, leader, term, commitIndex, appliedIndex, members, peers);
   }
 
   public static ClusterStatus starting(ClusterConfig config, String nodeId) {
@@ -42,7 +55,7 @@ public record ClusterStatus(String nodeId, String role, String leader, long term
   public ClusterInfo toInfo() {
     return new ClusterInfo(nodeId, role, leader, term, commitIndex, appliedIndex, members.stream()
         .map(m -> new ClusterInfo.Member(m.id(), m.address(), m.raftAddress(), m.state(), m.commitIndex()))
-        .toList());
+        .toList(), replication);
   }
 
   /**

@@ -20,6 +20,11 @@ public sealed interface ReplicaChange {
     public String instanceId() {
       return instance.instanceId();
     }
+
+    /** The wall-clock millisecond of the stamp, by the clock of the node that issued it. */
+    public long stampMillis() {
+      return HybridClock.millisOf(stamp);
+    }
   }
 
   /** The node no longer claims the instance: it went, or another node's newer registration took it over. */

@@ -9,6 +9,7 @@ import io.reactiveregistry.server.core.Outcome.Refused;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.core.RegistryEvent;
 import io.reactiveregistry.server.core.RegistryReads;
+import io.reactiveregistry.server.core.ReplicaChange;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.push.PushHub;
@@ -56,6 +57,7 @@ public final class RegistryRuntime {
   private final Registry registry;
   private final PushHub hub;
   private final List<Consumer<List<RegistryEvent>>> listeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<List<ReplicaChange>>> claimListeners = new CopyOnWriteArrayList<>();
   private final DurableStore store;
   /** This node's durable writes the log has not committed yet (in a cluster only). */
   private final PendingWrites pending = new PendingWrites();
@@ -166,6 +168,12 @@ public final class RegistryRuntime {
       durable = changes.isEmpty() ? (answeredDurably ? store.barrier() : null) : append(changes);
       if (registry.revision() > reservedUpTo - REVISION_BLOCK / 2) {
         reserve(); // a failed write marks storage failed; nothing waits for it here
+      }
+      List<ReplicaChange> claims = registry.takeReplicaChanges();
+      if (!claims.isEmpty()) {
+        for (Consumer<List<ReplicaChange>> listener : claimListeners) {
+          listener.accept(claims);
+        }
       }
       List<RegistryEvent> events = registry.takeEvents();
       woken = hub.publish(events, registry);
@@ -322,6 +330,14 @@ public final class RegistryRuntime {
   /** Observes every command's events (audit trail, metrics); called under the monitor: be quick. */
   public void addListener(Consumer<List<RegistryEvent>> listener) {
     listeners.add(listener);
+  }
+
+  /**
+   * Observes the changes to this node's claims (the ephemeral instances its connections own), in
+   * the order they were made: what the cluster's peers copy. Called under the monitor: be quick.
+   */
+  public void addClaimListener(Consumer<List<ReplicaChange>> listener) {
+    claimListeners.add(listener);
   }
 
   /** Ends every subscription stream normally (onComplete): a clean end for subscribers at shutdown. */

@@ -14,6 +14,7 @@ import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.http.SlowClients;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.ProtectedMode;
@@ -70,9 +71,9 @@ public final class RSocketEndpoint {
   /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
   public RSocketEndpoint(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, ServerLimits limits,
       InstantSource clock, ServerMeters meters, Supplier<String> storage, ProtectedMode protectedMode, Access access,
-      @Nullable SslContext tls) {
+      @Nullable SslContext tls, Replication replication) {
     this.tls = tls;
-    this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage, access);
+    this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage, access, replication);
     this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters, protectedMode, access, clock,
         Schedulers.parallel(), certificates);
     this.limits = limits;

@@ -43,6 +43,8 @@ import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.ErrorTable;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.replication.ReplicaRequest;
+import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.Permission;
@@ -78,9 +80,11 @@ final class RequestHandlers {
 
   private final Supplier<String> storage;
   private final Access access;
+  private final Replication replication;
 
   RequestHandlers(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
-      ServerMeters meters, Supplier<String> storage, Access access) {
+      ServerMeters meters, Supplier<String> storage, Access access, Replication replication) {
+    this.replication = replication;
     this.storage = storage;
     this.access = access;
     this.runtime = runtime;
@@ -163,6 +167,11 @@ final class RequestHandlers {
           query.service() == null ? null : Names.require("service", query.service()));
       access.require(principal, Permission.ADMIN, filter.namespace()); // no namespace: every one
       return trace.subscribe(filter);
+    }
+    if (route == Route.CLUSTER_REPLICATE) {
+      String peer = Names.require("node", json.decode(data, ReplicaRequest.class).node());
+      access.require(principal, Permission.ADMIN, null); // internal: a peer, or an operator with admin everywhere
+      return replication.feed(peer);
     }
     throw notYetServed(route);
   }

@@ -100,6 +100,12 @@ class ContractOverTransportsTest {
     app.fire("instance.heartbeat", orders(",\"instance\":{\"ip\":\"127.0.0.6\",\"port\":8080}"));
     await().atMost(WAIT).until(() -> call(ops, "service.query", orders(""), ServiceSnapshot.class).instances().size()
         == 2);
+    // What this server's connections own, as a cluster peer follows it: a snapshot first.
+    used.add(Route.CLUSTER_REPLICATE);
+    List<String> claims = new CopyOnWriteArrayList<>();
+    open.add(ops.stream("cluster.replicate", "{\"node\":\"tool\"}").subscribe(claims::add));
+    await().atMost(WAIT).until(() -> !claims.isEmpty());
+    assertThat(claims.get(0)).contains("\"type\":\"SNAPSHOT\"", "\"ip\":\"127.0.0.5\"", "\"ip\":\"127.0.0.6\"");
 
     BatchResult batch = call(app, "instance.batch-register", orders(",\"instances\":["
         + "{\"ip\":\"127.0.0.5\",\"port\":8080},{\"ip\":\"127.0.0.7\",\"port\":8080}]"), BatchResult.class);

@@ -1,0 +1,144 @@
+package io.reactiveregistry.server.replication;
+
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.server.core.ReplicaChange;
+import io.reactiveregistry.server.core.ReplicaDigest;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.publisher.FluxSink;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * One peer's stream of this node's claims: the snapshot, then the changes in order, and a digest
+ * now and then, each frame sent only when the peer asked for it. While the peer does not ask,
+ * changes wait coalesced (the latest per instance), so what waits is bounded by what this node
+ * owns, however long the peer lags. At most one digest waits: a later one is skipped.
+ */
+final class ClaimFeed {
+  /** Claims per frame: a frame stays far below RSocket's 16 MB even with large metadata. */
+  static final int PAGE = 256;
+  private static final JsonCodec json = JsonCodec.json();
+
+  private record Key(Object service, String instanceId) {}
+
+  private record Snapshot(long epoch, List<ReplicaChange.Claimed> claims) {}
+
+  final String peer;
+  private final String self;
+  private final Scheduler drainer;
+  /** Snapshot, change segments (a map, the latest per instance) and digests, in stream order. */
+  private final Deque<Object> queue = new ArrayDeque<>();
+  private final AtomicInteger wip = new AtomicInteger();
+  private volatile FluxSink<byte[]> sink;
+  private boolean digestWaiting;
+  private int waitingChanges;
+
+  ClaimFeed(String peer, String self, long epoch, List<ReplicaChange.Claimed> snapshot, Scheduler drainer) {
+    this.peer = peer;
+    this.self = self;
+    this.drainer = drainer;
+    queue.add(new Snapshot(epoch, snapshot));
+  }
+
+  void attach(FluxSink<byte[]> sink) {
+    this.sink = sink;
+    sink.onRequest(n -> drain());
+  }
+
+  /** Called under the runtime's monitor, in the order the changes were made. */
+  synchronized void changes(List<ReplicaChange> changes) {
+    @SuppressWarnings("unchecked")
+    Map<Key, ReplicaChange> segment = queue.peekLast() instanceof Map<?, ?> last ? (Map<Key, ReplicaChange>) last
+        : null;
+    if (segment == null) {
+      segment = new LinkedHashMap<>();
+      queue.add(segment);
+    }
+    for (ReplicaChange change : changes) {
+      if (segment.put(new Key(change.service(), change.instanceId()), change) == null) {
+        waitingChanges++;
+      }
+    }
+    schedule();
+  }
+
+  /** Called under the runtime's monitor: what this node's claims sum to after every change queued so far. */
+  synchronized void digest(ReplicaDigest digest) {
+    if (!digestWaiting) {
+      digestWaiting = true;
+      queue.add(digest);
+      schedule();
+    }
+  }
+
+  /** Changes queued for this peer and not yet sent. */
+  synchronized int waitingChanges() {
+    return waitingChanges;
+  }
+
+  private void schedule() {
+    if (sink != null && wip.get() == 0) {
+      drainer.schedule(this::drain);
+    }
+  }
+
+  /** Sends what the peer asked for; one drainer at a time, so frames leave in queue order. */
+  void drain() {
+    FluxSink<byte[]> out = sink;
+    if (out == null || wip.getAndIncrement() != 0) {
+      return;
+    }
+    int missed = 1;
+    do {
+      while (out.requestedFromDownstream() > 0 && !out.isCancelled()) {
+        ReplicaFrame frame = next();
+        if (frame == null) {
+          break;
+        }
+        out.next(json.encode(frame));
+      }
+      missed = wip.addAndGet(-missed);
+    } while (missed != 0);
+  }
+
+  private synchronized ReplicaFrame next() {
+    Object head = queue.peekFirst();
+    if (head instanceof Snapshot snapshot) {
+      List<ReplicaChange.Claimed> claims = snapshot.claims;
+      int size = Math.min(PAGE, claims.size());
+      List<ReplicaChange.Claimed> page = claims.subList(0, size);
+      ReplicaFrame frame = new ReplicaFrame(ReplicaFrame.SNAPSHOT, self, snapshot.epoch, ReplicaCodec.entries(page),
+          size == claims.size(), null, null);
+      queue.pollFirst();
+      if (size < claims.size()) {
+        queue.addFirst(new Snapshot(snapshot.epoch, claims.subList(size, claims.size())));
+      }
+      return frame;
+    }
+    if (head instanceof ReplicaDigest digest) {
+      queue.pollFirst();
+      digestWaiting = false;
+      return new ReplicaFrame(ReplicaFrame.DIGEST, null, null, null, null, digest.count(), digest.hash());
+    }
+    if (head instanceof Map<?, ?> segment) {
+      List<ReplicaChange> page = new ArrayList<>(Math.min(PAGE, segment.size()));
+      Iterator<?> values = segment.values().iterator();
+      while (values.hasNext() && page.size() < PAGE) {
+        page.add((ReplicaChange) values.next());
+        values.remove();
+      }
+      waitingChanges -= page.size();
+      if (segment.isEmpty()) {
+        queue.pollFirst();
+      }
+      return new ReplicaFrame(ReplicaFrame.CHANGES, null, null, ReplicaCodec.entries(page), null, null, null);
+    }
+    return null;
+  }
+}

@@ -1,0 +1,78 @@
+package io.reactiveregistry.server.replication;
+
+import io.reactiveregistry.server.runtime.RegistryRuntime;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * This node's side of replication: every open {@code cluster.replicate} stream, fed with the
+ * changes to this node's claims as the runtime makes them, and with a digest every anti-entropy
+ * interval so that each peer can check what it holds.
+ */
+public final class ClaimFeeds {
+  private final String self;
+  /** Which run of this node the streams come from: peers see a restart as a new epoch. */
+  private final long epoch;
+  private final RegistryRuntime runtime;
+  private final Scheduler drainer;
+  private final Set<ClaimFeed> feeds = ConcurrentHashMap.newKeySet();
+
+  public ClaimFeeds(String self, long epoch, RegistryRuntime runtime, Scheduler drainer) {
+    this.self = self;
+    this.epoch = epoch;
+    this.runtime = runtime;
+    this.drainer = drainer;
+    runtime.addClaimListener(changes -> {
+      for (ClaimFeed feed : feeds) {
+        feed.changes(changes);
+      }
+    });
+  }
+
+  /**
+   * A peer's stream: the snapshot of this node's claims, taken under the runtime's monitor together
+   * with the stream's registration, so that no change falls between the snapshot and the changes.
+   */
+  public Flux<byte[]> open(String peer) {
+    return Flux.create(sink -> {
+      ClaimFeed feed = runtime.read(reads -> {
+        ClaimFeed opened = new ClaimFeed(peer, self, epoch, reads.claims(), drainer);
+        feeds.add(opened);
+        return opened;
+      });
+      sink.onDispose(() -> feeds.remove(feed));
+      feed.attach(sink);
+      feed.drain();
+    });
+  }
+
+  /** Sends each stream a digest of this node's claims every {@code interval}. */
+  public Disposable startDigests(Duration interval, Scheduler timer) {
+    return timer.schedulePeriodically(() -> runtime.read(reads -> {
+      if (!feeds.isEmpty()) {
+        var digest = reads.claimsDigest();
+        feeds.forEach(feed -> feed.digest(digest));
+      }
+      return null;
+    }), interval.toMillis(), interval.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** Changes waiting to be sent to a peer (the most over its open streams). */
+  public int waitingChanges(String peer) {
+    int waiting = 0;
+    for (ClaimFeed feed : feeds) {
+      if (feed.peer.equals(peer)) {
+        waiting = Math.max(waiting, feed.waitingChanges());
+      }
+    }
+    return waiting;
+  }
+
+  public long epoch() {
+    return epoch;
+  }
+}

@@ -1,0 +1,56 @@
+package io.reactiveregistry.server.replication;
+
+import io.reactiveregistry.server.core.InstanceSpec;
+import io.reactiveregistry.server.core.ReplicaChange;
+import io.reactiveregistry.server.core.ServiceKey;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Claims to frame entries and back; entries from a peer are validated as a registration would be. */
+final class ReplicaCodec {
+  private ReplicaCodec() {}
+
+  static ReplicaFrame.Entry entry(ReplicaChange change) {
+    ServiceKey key = change.service();
+    if (change instanceof ReplicaChange.Claimed claim) {
+      InstanceSpec spec = claim.instance();
+      return new ReplicaFrame.Entry(key.namespace(), key.group(), key.service(), null, spec.ip(), spec.port(),
+          spec.cluster(), spec.weight(), spec.enabled(), spec.metadata().isEmpty() ? null : spec.metadata(),
+          claim.healthy(), claim.stamp(), null);
+    }
+    return new ReplicaFrame.Entry(key.namespace(), key.group(), key.service(), change.instanceId(), null, null, null,
+        null, null, null, null, null, true);
+  }
+
+  static List<ReplicaFrame.Entry> entries(List<? extends ReplicaChange> changes) {
+    List<ReplicaFrame.Entry> entries = new ArrayList<>(changes.size());
+    for (ReplicaChange change : changes) {
+      entries.add(entry(change));
+    }
+    return entries;
+  }
+
+  static List<ReplicaChange> changes(List<ReplicaFrame.Entry> entries) {
+    List<ReplicaChange> changes = new ArrayList<>(entries.size());
+    for (int i = 0; i < entries.size(); i++) {
+      changes.add(change("entries[" + i + "]", entries.get(i)));
+    }
+    return changes;
+  }
+
+  private static ReplicaChange change(String field, ReplicaFrame.Entry entry) {
+    ServiceKey key = ServiceKey.of(entry.namespace(), entry.group(), entry.service());
+    if (Boolean.TRUE.equals(entry.withdrawn())) {
+      if (entry.instanceId() == null) {
+        throw new IllegalArgumentException(field + ".instanceId is required for a withdrawal");
+      }
+      return new ReplicaChange.Withdrawn(key, entry.instanceId());
+    }
+    if (entry.stamp() == null || entry.healthy() == null) {
+      throw new IllegalArgumentException(field + ".stamp and " + field + ".healthy are required for a claim");
+    }
+    InstanceSpec spec = InstanceSpec.of(field, entry.ip(), entry.port(), entry.cluster(), entry.weight(),
+        entry.enabled(), entry.metadata());
+    return new ReplicaChange.Claimed(key, spec, entry.healthy(), entry.stamp());
+  }
+}

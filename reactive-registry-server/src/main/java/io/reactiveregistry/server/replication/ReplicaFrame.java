@@ -1,0 +1,27 @@
+package io.reactiveregistry.server.replication;
+
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One frame of a {@code cluster.replicate} stream, as JSON: {@code SNAPSHOT} (a page of the owner's
+ * claims; the stream starts with them, {@code last} on the final page), {@code CHANGES} (in the
+ * order made; the latest per instance) or {@code DIGEST} (what the owner's claims sum to at this
+ * point of the stream).
+ */
+record ReplicaFrame(String type, @Nullable String node, @Nullable Long epoch, @Nullable List<Entry> entries,
+    @Nullable Boolean last, @Nullable Integer count, @Nullable Long hash) {
+  static final String SNAPSHOT = "SNAPSHOT";
+  static final String CHANGES = "CHANGES";
+  static final String DIGEST = "DIGEST";
+
+  /**
+   * A claim (the instance as registered, its health, its hybrid-clock stamp) or, with {@code
+   * withdrawn}, the end of one (only {@code instanceId} then).
+   */
+  record Entry(String namespace, String group, String service, @Nullable String instanceId, @Nullable String ip,
+      @Nullable Integer port, @Nullable String cluster, @Nullable Double weight, @Nullable Boolean enabled,
+      @Nullable Map<String, String> metadata, @Nullable Boolean healthy, @Nullable Long stamp,
+      @Nullable Boolean withdrawn) {}
+}

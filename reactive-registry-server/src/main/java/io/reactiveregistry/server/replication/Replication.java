@@ -1,0 +1,95 @@
+package io.reactiveregistry.server.replication;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.reactiveregistry.protocol.message.ClusterInfo;
+import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.runtime.RegistryRuntime;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Ephemeral instances across the cluster, for one node: the streams of its claims that its peers
+ * follow, and its links following theirs. A single server serves its stream too (a tool may follow
+ * it) and follows nobody.
+ */
+public final class Replication implements Disposable {
+  /** How long a lost peer's copies are kept, and how often digests are compared. */
+  public record Settings(Duration grace, Duration antiEntropy) {
+    public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(5), Duration.ofSeconds(2));
+
+    public Settings {
+      if (grace.isNegative() || antiEntropy.toMillis() < 1) {
+        throw new IllegalArgumentException("the replication grace must be at least 0 ms and the anti-entropy "
+            + "interval at least 1 ms: " + grace.toMillis() + ", " + antiEntropy.toMillis());
+      }
+    }
+  }
+
+  private final ClaimFeeds feeds;
+  private final List<PeerLink> links = new ArrayList<>();
+  private final RegistryRuntime runtime;
+  private final Disposable digests;
+
+  public Replication(String self, ClusterConfig cluster, RegistryRuntime runtime, Settings settings,
+      ServerMeters meters, InstantSource clock, String version, Scheduler scheduler) {
+    this.runtime = runtime;
+    // Any run of this node differs from the last: peers replace its copies by the new snapshot.
+    long epoch = clock.millis() << 16 | ThreadLocalRandom.current().nextInt(1 << 16);
+    this.feeds = new ClaimFeeds(self, epoch, runtime, scheduler);
+    Timer lag = Timer.builder("registry.replication.lag")
+        .description("from a change's stamp on its node to its arrival here (by the two nodes' clocks)")
+        .publishPercentiles(0.5, 0.99).register(meters.registry());
+    Counter repairs = Counter.builder("registry.replication.repairs")
+        .description("streams restarted because a digest showed copies differing from their node's claims")
+        .register(meters.registry());
+    if (cluster.clustered()) {
+      for (ClusterConfig.Member member : cluster.members()) {
+        if (!member.id().equals(self)) {
+          links.add(new PeerLink(self, member, runtime, settings.grace(), scheduler, clock, version,
+              millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment).start());
+        }
+      }
+    }
+    meters.gauge("registry.replication.copies", "instances held as copies of other nodes' claims",
+        () -> runtime.read(reads -> links.stream().mapToInt(link -> reads.replicaCopies(link.peer())).sum()));
+    meters.gauge("registry.replication.peers.connected", "peers whose stream of instances this node follows now",
+        () -> links.stream().filter(PeerLink::connected).count());
+    this.digests = feeds.startDigests(settings.antiEntropy(), scheduler);
+  }
+
+  /** A peer's stream of this node's claims ({@code cluster.replicate}). */
+  public Flux<byte[]> feed(String peer) {
+    return feeds.open(peer);
+  }
+
+  /** How this node follows each peer, for {@code server.info} and {@code /api/v1/cluster}. */
+  public List<ClusterInfo.Peer> status() {
+    List<ClusterInfo.Peer> peers = new ArrayList<>(links.size());
+    for (PeerLink link : links) {
+      int copies = runtime.read(reads -> reads.replicaCopies(link.peer()));
+      peers.add(new ClusterInfo.Peer(link.peer(), link.connected(), link.epoch(), copies,
+          feeds.waitingChanges(link.peer()), link.lastLagMillis(), link.repairs()));
+    }
+    return peers;
+  }
+
+  @Override
+  public void dispose() {
+    digests.dispose();
+    links.forEach(PeerLink::dispose);
+  }
+
+  @Override
+  public boolean isDisposed() {
+    return digests.isDisposed();
+  }
+}

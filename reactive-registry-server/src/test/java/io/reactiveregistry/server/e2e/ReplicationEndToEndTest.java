@@ -1,0 +1,285 @@
+package io.reactiveregistry.server.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.ClusterInfo;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.ServerInfo;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.Disposable;
+
+/**
+ * Ephemeral instances across three server processes on loopback: a registration on one node is
+ * pushed to subscribers on the others and its connection's close removes it everywhere; under
+ * random churn on all three, every node and every subscriber's fold of its events converge on the
+ * same instances; a node killed with {@code kill -9} costs its clients a reconnect elsewhere and
+ * nothing else — no subscriber on the survivors sees a live client's instance go. The tests share
+ * one cluster and run in order.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ReplicationEndToEndTest {
+  private static final JsonCodec json = JsonCodec.json();
+  /** A lost node's copies are kept this long: long enough for its clients to come back elsewhere. */
+  static final String GRACE_MS = "3000";
+
+  @TempDir
+  static Path dir;
+  static String members;
+  static final Map<String, ServerProcess> nodes = new LinkedHashMap<>();
+  static final Map<String, Integer> ports = new LinkedHashMap<>();
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    List<String> entries = new ArrayList<>();
+    List<Integer> free = ClusterEndToEndTest.freePorts(6);
+    for (int i = 1; i <= 3; i++) {
+      ports.put("n" + i, free.get(2 * (i - 1)));
+      entries.add("n" + i + "=127.0.0.1:" + free.get(2 * (i - 1)) + "/" + free.get(2 * (i - 1) + 1));
+    }
+    members = String.join(",", entries);
+    Map<String, Process> started = new LinkedHashMap<>();
+    for (String id : ports.keySet()) {
+      started.put(id, ServerProcess.spawnMember(dir.resolve(id), dir.resolve(id + ".log"), id, members,
+          "--replication-grace-ms", GRACE_MS, "--anti-entropy-interval-ms", "500"));
+    }
+    for (Map.Entry<String, Process> member : started.entrySet()) {
+      nodes.put(member.getKey(), ServerProcess.awaitListening(member.getValue(), dir.resolve(member.getKey() + ".log")));
+    }
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> ports.keySet().stream()
+        .allMatch(id -> info(id).cluster().replication().stream().allMatch(ClusterInfo.Peer::connected)));
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    for (ServerProcess node : nodes.values()) {
+      node.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void aRegistrationOnOneNodeIsPushedOnTheOthersAndItsConnectionsCloseRemovesItEverywhere() {
+    Map<String, List<ServiceEvent>> seen = new HashMap<>();
+    List<Disposable> watches = new ArrayList<>();
+    List<WireClient> watchers = new ArrayList<>();
+    for (String id : List.of("n2", "n3")) {
+      WireClient watcher = WireClient.connect(ports.get(id), "watcher-" + id);
+      List<ServiceEvent> events = new CopyOnWriteArrayList<>();
+      watches.add(watcher.stream("service.subscribe", "{\"service\":\"orders\"}")
+          .subscribe(event -> events.add(json.decode(event, ServiceEvent.class))));
+      watchers.add(watcher);
+      seen.put(id, events);
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> seen.values().stream().allMatch(events -> events.size() == 1));
+
+    WireClient app = WireClient.connect(ports.get("n1"), "app");
+    app.call("instance.register", ephemeral("orders", "127.0.0.11", 8080));
+    // The service's creation comes as a SNAPSHOT holding the instance (an UPSERT for later ones).
+    await().atMost(Duration.ofSeconds(5)).until(() -> seen.values().stream().allMatch(events -> events.size() == 2));
+    for (List<ServiceEvent> events : seen.values()) {
+      assertThat(events.get(1).instances()).extracting(InstanceBody::instanceId)
+          .containsExactly("127.0.0.11#8080#DEFAULT");
+    }
+    app.call("instance.register", ephemeral("orders", "127.0.0.12", 8080));
+    await().atMost(Duration.ofSeconds(5)).until(() -> seen.values().stream().allMatch(events -> events.size() == 3));
+    for (List<ServiceEvent> events : seen.values()) {
+      assertThat(events.get(2).type()).isEqualTo(ServiceEvent.UPSERT);
+      assertThat(events.get(2).instance().instanceId()).isEqualTo("127.0.0.12#8080#DEFAULT");
+    }
+    ClusterInfo.Peer fromN1 = info("n2").cluster().replication().stream()
+        .filter(peer -> peer.node().equals("n1")).findFirst().orElseThrow();
+    assertThat(fromN1.connected()).isTrue();
+    assertThat(fromN1.copies()).isEqualTo(2);
+
+    app.close();
+    await().atMost(Duration.ofSeconds(5)).until(() -> seen.values().stream().allMatch(events -> events.size() == 5));
+    for (List<ServiceEvent> events : seen.values()) {
+      assertThat(events.subList(3, 5)).extracting(ServiceEvent::type).containsOnly(ServiceEvent.REMOVE);
+    }
+    watches.forEach(Disposable::dispose);
+    watchers.forEach(WireClient::close);
+  }
+
+  @Test
+  @Order(2)
+  void underRandomChurnOnEveryNodeEveryNodeAndEverySubscriberConvergeOnTheLiveClientsInstances() {
+    Map<String, Map<String, InstanceBody>> folds = new ConcurrentHashMap<>();
+    List<Disposable> watches = new ArrayList<>();
+    List<WireClient> watchers = new ArrayList<>();
+    for (String id : ports.keySet()) {
+      WireClient watcher = WireClient.connect(ports.get(id), "watcher-" + id);
+      Map<String, InstanceBody> fold = new ConcurrentHashMap<>();
+      watches.add(watcher.stream("service.subscribe", "{\"service\":\"churn\"}")
+          .subscribe(event -> apply(fold, json.decode(event, ServiceEvent.class))));
+      watchers.add(watcher);
+      folds.put(id, fold);
+    }
+    Random random = new Random(11);
+    List<String> ids = List.copyOf(ports.keySet());
+    Map<Integer, WireClient> clients = new HashMap<>();
+    Map<Integer, Set<String>> held = new HashMap<>();
+    for (int step = 0; step < 400; step++) {
+      int client = random.nextInt(24);
+      WireClient connection = clients.computeIfAbsent(client,
+          c -> WireClient.connect(ports.get(ids.get(random.nextInt(3))), "churn-" + c));
+      Set<String> mine = held.computeIfAbsent(client, c -> new TreeSet<>());
+      String ip = "127.0.1." + (client + 1);
+      int port = 8000 + random.nextInt(4);
+      switch (random.nextInt(6)) {
+        case 0, 1, 2 -> {
+          connection.call("instance.register", ephemeral("churn", ip, port));
+          mine.add(ip + "#" + port + "#DEFAULT");
+        }
+        case 3, 4 -> {
+          connection.call("instance.deregister", ephemeral("churn", ip, port));
+          mine.remove(ip + "#" + port + "#DEFAULT");
+        }
+        default -> {
+          connection.close(); // it comes back, perhaps to another node
+          clients.remove(client);
+          mine.clear();
+        }
+      }
+    }
+    Set<String> expected = held.values().stream().flatMap(Set::stream).collect(Collectors.toCollection(TreeSet::new));
+    assertThat(expected).isNotEmpty();
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      for (String id : ids) {
+        assertThat(new TreeSet<>(instanceIds(id, "churn"))).as("query on %s", id).isEqualTo(expected);
+        assertThat(new TreeSet<>(folds.get(id).keySet())).as("subscriber's fold on %s", id).isEqualTo(expected);
+      }
+    });
+    clients.values().forEach(WireClient::close);
+    watches.forEach(Disposable::dispose);
+    watchers.forEach(WireClient::close);
+  }
+
+  @Test
+  @Order(3)
+  void killingANodeCostsItsClientsAReconnectAndNoSubscriberOnTheOthersSeesALiveInstanceGo() throws Exception {
+    int clientsCount = 300;
+    Map<Integer, String> connectedTo = new HashMap<>();
+    Map<Integer, WireClient> clients = new HashMap<>();
+    List<String> ids = List.copyOf(ports.keySet());
+    for (int c = 0; c < clientsCount; c++) {
+      String node = ids.get(c % 3);
+      WireClient client = WireClient.connect(ports.get(node), "fleet-" + c);
+      client.call("instance.register", ephemeral("fleet", address(c), 8080));
+      clients.put(c, client);
+      connectedTo.put(c, node);
+    }
+    List<ServiceEvent> removals = new CopyOnWriteArrayList<>();
+    Map<String, Map<String, InstanceBody>> folds = new ConcurrentHashMap<>();
+    List<WireClient> watchers = new ArrayList<>();
+    for (String id : List.of("n2", "n3")) {
+      WireClient watcher = WireClient.connect(ports.get(id), "watcher-" + id);
+      Map<String, InstanceBody> fold = new ConcurrentHashMap<>();
+      watcher.stream("service.subscribe", "{\"service\":\"fleet\"}").subscribe(event -> {
+        ServiceEvent decoded = json.decode(event, ServiceEvent.class);
+        if (decoded.type().equals(ServiceEvent.REMOVE)) {
+          removals.add(decoded);
+        }
+        apply(fold, decoded);
+      });
+      watchers.add(watcher);
+      folds.put(id, fold);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> folds.values().stream().allMatch(f -> f.size() == clientsCount));
+
+    nodes.get("n1").kill();
+    long killedAt = System.nanoTime();
+    // Each of n1's clients notices and registers again on another node, as the Java client does.
+    for (Map.Entry<Integer, String> client : connectedTo.entrySet()) {
+      if (client.getValue().equals("n1")) {
+        int c = client.getKey();
+        String node = c % 2 == 0 ? "n2" : "n3";
+        WireClient moved = WireClient.connect(ports.get(node), "fleet-" + c);
+        moved.call("instance.register", ephemeral("fleet", address(c), 8080));
+        clients.put(c, moved);
+      }
+    }
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      for (String id : List.of("n2", "n3")) {
+        assertThat(instanceIds(id, "fleet")).hasSize(clientsCount);
+        ClusterInfo.Peer n1 = info(id).cluster().replication().stream()
+            .filter(peer -> peer.node().equals("n1")).findFirst().orElseThrow();
+        assertThat(n1.connected()).isFalse();
+        assertThat(n1.copies()).as("n1's copies dropped after the grace period").isZero();
+      }
+    });
+    long converged = (System.nanoTime() - killedAt) / 1_000_000;
+    assertThat(removals).as("no subscriber saw a live client's instance go").isEmpty();
+    assertThat(folds.get("n2")).hasSize(clientsCount);
+    assertThat(folds.get("n3")).hasSize(clientsCount);
+    System.out.println("after kill -9 of n1, views correct without it in " + converged + " ms");
+    for (String id : List.of("n2", "n3")) {
+      nodes.get(id).assertNothingBlocked();
+    }
+    clients.values().forEach(client -> {
+      try {
+        client.close();
+      } catch (RuntimeException ignored) {
+        // n1's old connections are gone already
+      }
+    });
+    watchers.forEach(WireClient::close);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private static String address(int c) {
+    return "127.0." + (c / 250 + 20) + "." + (c % 250 + 1);
+  }
+
+  private static void apply(Map<String, InstanceBody> fold, ServiceEvent event) {
+    switch (event.type()) {
+      case ServiceEvent.SNAPSHOT -> {
+        fold.clear();
+        event.instances().forEach(instance -> fold.put(instance.instanceId(), instance));
+      }
+      case ServiceEvent.UPSERT -> fold.put(event.instance().instanceId(), event.instance());
+      case ServiceEvent.REMOVE -> fold.remove(event.instanceId());
+      default -> fold.clear();
+    }
+  }
+
+  static String ephemeral(String service, String ip, int port) {
+    return "{\"service\":\"" + service + "\",\"instance\":{\"ip\":\"" + ip + "\",\"port\":" + port + "}}";
+  }
+
+  static Set<String> instanceIds(String id, String service) {
+    try (WireClient client = WireClient.connect(ports.get(id), "reader")) {
+      return client.call("service.query", "{\"service\":\"" + service + "\"}", ServiceSnapshot.class).instances()
+          .stream().map(InstanceBody::instanceId).collect(Collectors.toSet());
+    }
+  }
+
+  static ServerInfo info(String id) {
+    try (WireClient client = WireClient.connect(ports.get(id), "info")) {
+      return client.call("server.info", "{}", ServerInfo.class);
+    }
+  }
+}
