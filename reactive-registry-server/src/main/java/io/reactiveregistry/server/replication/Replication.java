@@ -2,7 +2,9 @@ package io.reactiveregistry.server.replication;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
+import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ClusterInfo;
+import io.reactiveregistry.protocol.message.SetupData;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
@@ -42,6 +44,9 @@ public final class Replication implements Disposable {
   public Replication(String self, ClusterConfig cluster, RegistryRuntime runtime, Settings settings,
       ServerMeters meters, InstantSource clock, String version, Scheduler scheduler) {
     this.runtime = runtime;
+    // Before any link starts: two event loops meeting a message type for the first time would wait
+    // on Jackson's lock (see JsonCodec#prepare).
+    JsonCodec.json().prepare(ReplicaFrame.class, ReplicaFrame.Entry.class, ReplicaRequest.class, SetupData.class);
     // Any run of this node differs from the last: peers replace its copies by the new snapshot.
     long epoch = clock.millis() << 16 | ThreadLocalRandom.current().nextInt(1 << 16);
     this.feeds = new ClaimFeeds(self, epoch, runtime, scheduler);

@@ -28,6 +28,8 @@ public final class BlockHoundMain {
         .blockingMethodCallback(method -> {
           if (!checking) {
             System.out.println(BLOCKED + " " + method + " on " + Thread.currentThread().getName());
+            // Where it came from: without it a blocking call in a server process cannot be traced.
+            StackWalker.getInstance().forEach(frame -> System.out.println("\tat " + frame));
           }
           throw new Error("Blocking call! " + method);
         })
