@@ -147,7 +147,7 @@ public final class RegistryServer implements Disposable {
       Supplier<ClusterStatus> clusterStatus = clusterView == null ? null
           : () -> clusterView.status().withReplication(replication.status());
       ServerIdentity identity = new ServerIdentity(version(), nodeId, clock.millis(), clusterStatus);
-      TraceHub trace = new TraceHub(clock, config.maxPendingEvents(), Schedulers.parallel());
+      TraceHub trace = new TraceHub(clock, nodeId, config.maxPendingEvents(), Schedulers.parallel());
       runtime.addListener(trace);
       runtime.addListener(new ChangeCounter(meters));
       // What failed beyond repair without a restart; null while nothing has.

@@ -25,13 +25,16 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class TraceHub implements Consumer<List<RegistryEvent>> {
   private final InstantSource clock;
+  /** This node's id: the owner of every change but those to other nodes' copies. */
+  private final String node;
   private final int maxPending;
   private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
 
   private final Scheduler drainer;
 
-  public TraceHub(InstantSource clock, int maxPending, Scheduler drainer) {
+  public TraceHub(InstantSource clock, String node, int maxPending, Scheduler drainer) {
     this.clock = clock;
+    this.node = node;
     this.maxPending = maxPending;
     this.drainer = drainer;
   }
@@ -82,13 +85,13 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
     return subscribers.size();
   }
 
-  private static TraceEvent toTrace(RegistryEvent event, long now) {
+  private TraceEvent toTrace(RegistryEvent event, long now) {
     String instanceId = event instanceof InstanceUpserted upserted ? upserted.instance().instanceId()
         : event instanceof InstanceRemoved removed ? removed.instance().instanceId() : null;
     Owner actor = event.actor();
     return new TraceEvent(now, event.revision(), event.service().namespace(), event.service().group(),
         event.service().service(), instanceId, event.cause().name(), actor == null ? null : actor.label(),
-        event.principal(), null);
+        event.principal(), actor != null && actor.isPeer() ? actor.node() : node, null);
   }
 
   private final class Subscriber {
@@ -121,7 +124,7 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
           TraceEvent next;
           synchronized (this) {
             if (missed > 0) {
-              next = new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, null, missed);
+              next = new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, null, null, missed);
               missed = 0;
             } else {
               next = pending.poll();

@@ -9,6 +9,7 @@ import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.TraceEvent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +37,8 @@ import reactor.core.Disposable;
  * pushed to subscribers on the others and its connection's close removes it everywhere; under
  * random churn on all three, every node and every subscriber's fold of its events converge on the
  * same instances; a node killed with {@code kill -9} costs its clients a reconnect elsewhere and
- * nothing else — no subscriber on the survivors sees a live client's instance go. The tests share
+ * nothing else — no subscriber on the survivors sees a live client's instance go; a node stopped
+ * past the grace period loses its copies elsewhere and converges when it resumes. The tests share
  * one cluster and run in order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -93,6 +95,9 @@ class ReplicationEndToEndTest {
       watchers.add(watcher);
       seen.put(id, events);
     }
+    List<TraceEvent> traced = new CopyOnWriteArrayList<>();
+    watches.add(watchers.get(0).stream("admin.trace", "{\"service\":\"orders\"}")
+        .subscribe(event -> traced.add(json.decode(event, TraceEvent.class))));
     await().atMost(Duration.ofSeconds(5)).until(() -> seen.values().stream().allMatch(events -> events.size() == 1));
 
     WireClient app = WireClient.connect(ports.get("n1"), "app");
@@ -113,6 +118,11 @@ class ReplicationEndToEndTest {
         .filter(peer -> peer.node().equals("n1")).findFirst().orElseThrow();
     assertThat(fromN1.connected()).isTrue();
     assertThat(fromN1.copies()).isEqualTo(2);
+    await().atMost(Duration.ofSeconds(5)).until(() -> traced.size() >= 2);
+    assertThat(traced).as("n2's audit trail names the node that owns the change").allSatisfy(event -> {
+      assertThat(event.cause()).isEqualTo("REPLICATED");
+      assertThat(event.node()).isEqualTo("n1");
+    });
 
     app.close();
     await().atMost(Duration.ofSeconds(5)).until(() -> seen.values().stream().allMatch(events -> events.size() == 5));
@@ -248,7 +258,62 @@ class ReplicationEndToEndTest {
     watchers.forEach(WireClient::close);
   }
 
+  @Test
+  @Order(4)
+  void aNodeStoppedPastTheGracePeriodLosesItsCopiesElsewhereAndConvergesWhenItResumes() throws Exception {
+    int count = 20;
+    Map<Integer, WireClient> onN3 = new HashMap<>();
+    for (int c = 0; c < count; c++) {
+      WireClient client = WireClient.connect(ports.get("n3"), "paused-" + c);
+      client.call("instance.register", ephemeral("paused", "127.0.2." + (c + 1), 8080));
+      onN3.put(c, client);
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> instanceIds("n2", "paused").size() == count);
+
+    nodes.get("n3").signal("STOP");
+    List<WireClient> moved = new ArrayList<>();
+    try {
+      // Half the clients lose n3 and register again on n2; the other half keep their connections.
+      for (int c = 0; c < count / 2; c++) {
+        onN3.remove(c).close();
+        WireClient client = WireClient.connect(ports.get("n2"), "paused-" + c);
+        client.call("instance.register", ephemeral("paused", "127.0.2." + (c + 1), 8080));
+        moved.add(client);
+      }
+      // n3 stopped answering: past its keepalive (3 s) and the grace period, its copies on n2 go;
+      // those its clients moved stay.
+      await().atMost(Duration.ofSeconds(15)).until(() -> instances("n2", "paused").size() == count / 2);
+      assertThat(info("n2").cluster().replication()).filteredOn(peer -> peer.node().equals("n3"))
+          .singleElement().satisfies(peer -> {
+            assertThat(peer.connected()).isFalse();
+            assertThat(peer.copies()).isZero();
+          });
+    } finally {
+      nodes.get("n3").signal("CONT");
+    }
+    // n3 resumes: the surviving connections' instances come back on n2, the moved ones are not
+    // duplicated, and n3 shows what n2 owns.
+    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+      for (String id : List.of("n2", "n3")) {
+        List<InstanceBody> shown = instances(id, "paused");
+        assertThat(shown).as("on %s", id).hasSize(count);
+        assertThat(shown.stream().map(InstanceBody::instanceId).distinct()).hasSize(count);
+      }
+    });
+    moved.forEach(WireClient::close);
+    onN3.values().forEach(WireClient::close);
+    await().atMost(Duration.ofSeconds(5)).until(() -> instances("n2", "paused").isEmpty()
+        && instances("n3", "paused").isEmpty());
+    nodes.get("n3").assertNothingBlocked();
+  }
+
   // ---------------------------------------------------------------- helpers
+
+  static List<InstanceBody> instances(String id, String service) {
+    try (WireClient client = WireClient.connect(ports.get(id), "reader")) {
+      return client.call("service.query", "{\"service\":\"" + service + "\"}", ServiceSnapshot.class).instances();
+    }
+  }
 
   private static String address(int c) {
     return "127.0." + (c / 250 + 20) + "." + (c % 250 + 1);
