@@ -5,6 +5,8 @@ import io.netty.buffer.Unpooled;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.ClusterInfo;
+import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.SetupData;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
@@ -32,7 +34,8 @@ import reactor.util.retry.Retry;
 /**
  * Keeps one connection to one of the configured servers. When it is lost, it reconnects with
  * exponential backoff and jitter, trying the servers in an order shuffled once per client (so a
- * fleet does not stampede onto the same next server). Every new connection is published as a
+ * fleet does not stampede onto the same next server), starting with the one after the server it
+ * lost. The members of a cluster it reaches are learned from {@code server.info} and tried too. Every new connection is published as a
  * {@link Link}; its loss as an empty one.
  */
 final class ConnectionManager implements Disposable {
@@ -41,7 +44,9 @@ final class ConnectionManager implements Disposable {
   /** One connection, numbered: registrations and watches redo their work on each new one. */
   record Link(RSocket socket, long generation, URI server) {}
 
-  private final List<URI> servers;
+  /** The configured servers, shuffled, then the cluster members learned from them; replaced, never changed. */
+  private volatile List<URI> servers;
+  private final RandomGenerator random;
   private final String clientName;
   private final Duration minBackoff;
   /** The bearer token every connection presents in its SETUP; null for none. */
@@ -67,6 +72,7 @@ final class ConnectionManager implements Disposable {
       Collections.swap(shuffled, i, random.nextInt(i + 1));
     }
     this.servers = List.copyOf(shuffled);
+    this.random = random;
     this.clientName = clientName;
     this.minBackoff = minBackoff;
     this.maxBackoff = maxBackoff;
@@ -137,6 +143,7 @@ final class ConnectionManager implements Disposable {
     }
     log.info("connected to registry {} (connection {})", link.server(), link.generation());
     publish(Optional.of(link));
+    discover(link);
     link.socket().onClose()
         .doFinally(signal -> {
           if (closed) {
@@ -149,6 +156,52 @@ final class ConnectionManager implements Disposable {
           connect();
         })
         .subscribe(null, error -> { });
+  }
+
+  /**
+   * Asks the server for its cluster's members, so that a client given one address can fail over to
+   * the others. Only over {@code tcp://} and {@code tls://}: a member's address is its RSocket TCP port.
+   */
+  private void discover(Link link) {
+    String scheme = link.server().getScheme();
+    if (!"tcp".equals(scheme) && !"tls".equals(scheme)) {
+      return;
+    }
+    link.socket().requestResponse(Wire.payload("server.info", "{}".getBytes(StandardCharsets.UTF_8)))
+        .map(payload -> Wire.decode(payload, ServerInfo.class))
+        .subscribe(info -> learn(info, scheme, link.server()),
+            error -> log.debug("could not ask {} for its cluster's members: {}", link.server(), error.toString()));
+  }
+
+  /** Adds the members not yet known, in an order shuffled per client, after those already known. */
+  synchronized void learn(ServerInfo info, String scheme, URI from) {
+    if (info.cluster() == null) {
+      return;
+    }
+    List<URI> known = new ArrayList<>(servers);
+    List<URI> found = new ArrayList<>();
+    for (ClusterInfo.Member member : info.cluster().members()) {
+      if (member.address() != null) {
+        URI address = URI.create(scheme + "://" + member.address());
+        if (!known.contains(address) && !found.contains(address)) {
+          found.add(address);
+        }
+      }
+    }
+    if (found.isEmpty()) {
+      return;
+    }
+    for (int i = found.size() - 1; i > 0; i--) {
+      Collections.swap(found, i, random.nextInt(i + 1));
+    }
+    known.addAll(found);
+    servers = List.copyOf(known);
+    log.info("learned cluster members {} from {}: fails over to them too", found, from);
+  }
+
+  /** The servers it connects to, in the order it tries them. */
+  List<URI> servers() {
+    return servers;
   }
 
   private synchronized void publish(Optional<Link> link) {

@@ -222,7 +222,9 @@ public final class RegistryClient {
      * Server addresses, {@code tcp://host:port}, or {@code tls://host:port} (see {@link #tls}); the client uses one at a time and fails over to
      * the next. Every address listed must be a member of one registry cluster: independent servers
      * do not share what is registered on them, so clients that land on different ones would never
-     * see each other. With a single server, list just that one.
+     * see each other. With a single server, list just that one. The other members of a cluster are
+     * learned from the first one reached ({@code server.info}): one address is enough to fail over
+     * to all of them, several let the client start when that one is down.
      */
     public Builder servers(String... addresses) {
       for (String address : addresses) {

@@ -1,0 +1,93 @@
+package io.reactiveregistry.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.core.HeartbeatTimings;
+import io.reactiveregistry.server.replication.Replication;
+import io.reactiveregistry.server.storage.StorageConfig;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+
+/**
+ * A client given the address of one member of a three-node cluster learns the others from it, and
+ * when that member stops, fails over to another and registers again there: a watcher on a third
+ * member sees the instance throughout.
+ */
+class ClusterFailoverTest {
+  private static final ServiceName ORDERS = ServiceName.of("orders");
+  private static final Duration WAIT = Duration.ofSeconds(15);
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void aClientGivenOneMemberLearnsTheOthersAndFailsOverToThem() throws IOException {
+    List<Integer> ports = freePorts(6);
+    String members = "n1=127.0.0.1:" + ports.get(0) + "/" + ports.get(3) + ",n2=127.0.0.1:" + ports.get(1) + "/"
+        + ports.get(4) + ",n3=127.0.0.1:" + ports.get(2) + "/" + ports.get(5);
+    List<RegistryServer> nodes = Flux.range(1, 3)
+        .flatMapSequential(i -> RegistryServer.start(member(i, ports.get(i - 1), members)))
+        .collectList().block(Duration.ofSeconds(60));
+    RegistryClient app = RegistryClient.builder().servers("tcp://127.0.0.1:" + ports.get(0)).clientName("app")
+        .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500)).build();
+    RegistryClient watcher = RegistryClient.builder().servers("tcp://127.0.0.1:" + ports.get(2))
+        .clientName("watcher").build();
+    try {
+      app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of())).block(WAIT);
+      await().atMost(WAIT).untilAsserted(() -> assertThat(watcher.query(ORDERS).block(WAIT).instances())
+          .extracting(InstanceBody::ip).containsExactly("127.0.0.5"));
+
+      nodes.get(0).disposeNow(Duration.ofSeconds(10)); // n1, the only member the app was given
+      // Past n1's grace period on n3, the instance is there because the app registered it again elsewhere.
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(app.isConnected()).isTrue();
+        int copiesOfN1 = nodes.get(2).runtime().read(reads -> reads.replicaCopies("n1"));
+        assertThat(copiesOfN1).isZero();
+        assertThat(watcher.query(ORDERS).block(WAIT).instances()).extracting(InstanceBody::ip)
+            .containsExactly("127.0.0.5");
+      });
+    } finally {
+      app.closeAndWait();
+      watcher.closeAndWait();
+      for (RegistryServer node : nodes.subList(1, 3)) {
+        node.disposeNow(Duration.ofSeconds(10));
+      }
+    }
+  }
+
+  private ServerConfig member(int i, int port, String members) {
+    return ServerConfig.DEFAULTS.withHost("127.0.0.1").withTcpPort(port).withWebSocketPort(0).withHttpPort(0)
+        .withHeartbeat(new HeartbeatTimings(100, 1_000, 2_000))
+        .withReplication(new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(500)))
+        .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)
+            .withCluster(ClusterConfig.parse("n" + i, members)));
+  }
+
+  private static List<Integer> freePorts(int count) throws IOException {
+    List<ServerSocket> sockets = new ArrayList<>();
+    try {
+      for (int i = 0; i < count; i++) {
+        sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+      }
+      return sockets.stream().map(ServerSocket::getLocalPort).toList();
+    } finally {
+      for (ServerSocket socket : sockets) {
+        socket.close();
+      }
+    }
+  }
+}
