@@ -28,6 +28,7 @@ import picocli.CommandLine.Parameters;
         "                        --persistent 1: persistent instances (kept, and health-checked by the server)",
         "  SteadyHeartbeats      --users [50] --instances [100] --heartbeats [20000] per user",
         "  SubscriptionFanOut    --subscribers [1000] --updates [100] --interval-ms [100] --warmup-ms [3000]",
+        "                        --publisher-member K: the publisher on the K-th --target (from 0), subscribers on the others",
         "  ChurnWithSubscribers  --subscribers [100] --rate [20] users/s --duration-ms [20000] --instances [5]"
             + " --lifetime-ms [1000]",
         "  ReconnectStorm        --users [1000] --instances [1] --settle-ms [2000]",

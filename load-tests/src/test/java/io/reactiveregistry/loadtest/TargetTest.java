@@ -24,4 +24,15 @@ class TargetTest {
         .hasMessageContaining("all tcp:// or all tls://");
     assertThatThrownBy(() -> Target.parse("http://127.0.0.1:7070")).hasMessageContaining("tcp://127.0.0.1:7070");
   }
+
+  @Test
+  void usersKeptOffOneMemberGoToTheOthersInTurn() {
+    Target target = Target.parse("tcp://127.0.0.1:7070,tcp://127.0.0.1:7170,tcp://127.0.0.1:7270");
+    assertThat(java.util.stream.IntStream.range(0, 6).map(user -> target.avoiding(0, user)))
+        .containsExactly(1, 2, 1, 2, 1, 2);
+    assertThat(java.util.stream.IntStream.range(0, 4).map(user -> target.avoiding(2, user)))
+        .containsExactly(0, 1, 0, 1);
+    assertThatThrownBy(() -> Target.parse("tcp://127.0.0.1:7070").avoiding(0, 1))
+        .hasMessageContaining("second address");
+  }
 }

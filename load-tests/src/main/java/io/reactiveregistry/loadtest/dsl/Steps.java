@@ -30,6 +30,16 @@ public final class Steps {
     return VirtualUser::connect;
   }
 
+  /** Connects to the member at {@code index} of {@code --target}'s list. */
+  public static Step connectTo(int index) {
+    return user -> user.connectToMember(index, false);
+  }
+
+  /** Connects to the members of {@code --target}'s list other than {@code index}, in turn. */
+  public static Step connectAvoiding(int index) {
+    return user -> user.connectToMember(index, true);
+  }
+
   /** Registers {@code count} ephemeral instances of {@code service}, {@code concurrency} in flight at a time. */
   public static Step register(String service, int count, int concurrency) {
     return register(service, count, concurrency, true);

@@ -71,7 +71,20 @@ public record Target(List<Endpoint> endpoints, String token, SslContext tls) {
 
   /** The RSocket transport for virtual user {@code userId}: the addresses in turn. */
   public ClientTransport transport(int userId) {
-    Endpoint endpoint = endpoints.get(Math.floorMod(userId, endpoints.size()));
+    return transportTo(Math.floorMod(userId, endpoints.size()));
+  }
+
+  /** The index of the address for virtual user {@code userId} among those other than {@code member}, in turn. */
+  public int avoiding(int member, int userId) {
+    if (endpoints.size() < 2) {
+      throw new IllegalArgumentException("users kept off member " + member + " need a second address in --target");
+    }
+    return (member + 1 + Math.floorMod(userId, endpoints.size() - 1)) % endpoints.size();
+  }
+
+  /** The RSocket transport to the address at {@code index} in the list. */
+  public ClientTransport transportTo(int index) {
+    Endpoint endpoint = endpoints.get(index);
     return tls == null ? ClientTransports.tcp(endpoint.host(), endpoint.port())
         : ClientTransports.tls(endpoint.host(), endpoint.port(), tls);
   }

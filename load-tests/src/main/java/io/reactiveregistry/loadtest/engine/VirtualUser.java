@@ -76,12 +76,32 @@ public final class VirtualUser {
   }
 
   public Mono<Void> connect() {
+    return connect(target.transport(id));
+  }
+
+  /**
+   * Connects to the address at {@code member} in the target's list, or, with {@code avoid}, to the
+   * others in turn: a cluster benchmark that puts a publisher on one member and its subscribers on
+   * the rest.
+   */
+  public Mono<Void> connectToMember(int member, boolean avoid) {
+    int members = target.endpoints().size();
+    if (member < 0 || member >= members) {
+      throw new IllegalArgumentException("member " + member + " is not in the target's list of " + members);
+    }
+    if (!avoid) {
+      return connect(target.transportTo(member));
+    }
+    return connect(target.transportTo(target.avoiding(member, id)));
+  }
+
+  private Mono<Void> connect(io.rsocket.transport.ClientTransport transport) {
     long start = System.nanoTime();
     return RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(setup())
-        .connect(target.transport(id))
+        .connect(transport)
         .doOnNext(socket -> {
           rsocket = socket;
           metrics.recordOk("connect", start);

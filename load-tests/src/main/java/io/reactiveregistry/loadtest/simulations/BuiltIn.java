@@ -10,6 +10,8 @@ import static io.reactiveregistry.loadtest.dsl.Scenario.scenario;
 import static io.reactiveregistry.loadtest.dsl.Steps.awaitOk;
 import static io.reactiveregistry.loadtest.dsl.Steps.closeAbruptly;
 import static io.reactiveregistry.loadtest.dsl.Steps.connect;
+import static io.reactiveregistry.loadtest.dsl.Steps.connectAvoiding;
+import static io.reactiveregistry.loadtest.dsl.Steps.connectTo;
 import static io.reactiveregistry.loadtest.dsl.Steps.heartbeatBurst;
 import static io.reactiveregistry.loadtest.dsl.Steps.pause;
 import static io.reactiveregistry.loadtest.dsl.Steps.publishUpdates;
@@ -90,14 +92,19 @@ public final class BuiltIn {
     int updates = p.integer("updates", 100);
     Duration interval = p.millis("interval-ms", 100);
     Duration warmup = p.millis("warmup-ms", 3_000); // at most this long for every subscriber's SNAPSHOT
+    // In a cluster: the publisher on this member of --target, every subscriber on another one, so
+    // that each change is timed across the replication between nodes.
+    int publisherMember = p.integer("publisher-member", -1);
     Duration hold = warmup.plus(interval.multipliedBy(updates)).plusSeconds(2);
     return Simulation.named("SubscriptionFanOut")
         .setUp(
-            scenario("subscribers").exec(connect()).exec(subscribe("fanout", hold)).inject(atOnceUsers(subscribers)),
+            scenario("subscribers").exec(publisherMember < 0 ? connect() : connectAvoiding(publisherMember))
+                .exec(subscribe("fanout", hold)).inject(atOnceUsers(subscribers)),
             // The publisher creates the service first: a service that appears reaches its
             // subscribers as a fresh SNAPSHOT, and only UPSERTs of existing ones are timed. It
             // publishes once every subscriber has its first SNAPSHOT.
-            scenario("publisher").exec(connect()).exec(register("fanout", 1, 1))
+            scenario("publisher").exec(publisherMember < 0 ? connect() : connectTo(publisherMember))
+                .exec(register("fanout", 1, 1))
                 .exec(awaitOk("subscribe", subscribers, warmup))
                 .exec(publishUpdates("fanout", updates, interval)).inject(atOnceUsers(1)))
         .maxDuration(hold.plusSeconds(30))
