@@ -14,6 +14,8 @@ public record InstanceSpec(String ip, int port, String cluster, double weight, b
 
   public InstanceSpec {
     metadata = Map.copyOf(metadata);
+    // One string for the cluster nearly every instance is in, not one per decoded request or copy.
+    cluster = DEFAULT_CLUSTER.equals(cluster) ? DEFAULT_CLUSTER : cluster;
   }
 
   /**

@@ -380,6 +380,12 @@ final class Instances {
     this.claimGone = action;
   }
 
+  /** The key object of the service when it exists, so that copies share it instead of holding one each. */
+  ServiceKey canonical(ServiceKey key) {
+    Service service = services.get(key);
+    return service == null ? key : service.key;
+  }
+
   /** The stamp of this node's own claim on the instance; -1 when it has none (absent, or another node's copy). */
   long localClaimStamp(ServiceKey key, String id) {
     Service service = services.get(key);
@@ -393,17 +399,17 @@ final class Instances {
    * elsewhere took it over). Applied whatever the quotas say: the instance's node admitted it. Not
    * applied to a service this node holds as persistent: the types disagree, and what is here stays.
    */
-  void showReplica(Owner peer, ReplicaChange.Claimed copy) {
+  void showReplica(Owner peer, ReplicaChange.Claimed copy, String id) {
     ServiceKey key = copy.service();
     Service service = services.get(key);
     if (service != null && !service.ephemeral) {
       return;
     }
     InstanceSpec spec = copy.instance();
-    String id = spec.instanceId();
     RegisteredInstance existing = service == null ? null : service.instances.get(id);
     HeartbeatTimings timings = timingsOf(spec);
-    InstanceView view = overrides.project(key, id, spec, copy.healthy(), true);
+    // The id string already shown, so that an update does not bring another copy of it.
+    InstanceView view = overrides.project(key, existing == null ? id : existing.id(), spec, copy.healthy(), true);
     if (existing == null) {
       Service target = services.getOrCreate(key, true);
       RegisteredInstance created = new RegisteredInstance(target, spec, view, peer, timings, clock.millis());
@@ -411,7 +417,7 @@ final class Instances {
       target.instances.put(id, created);
       services.occupied(target);
       overrides.present(key, id);
-      owners.own(peer, created);
+      owners.handToPeer(created, peer);
       log.upserted(created, ChangeCause.REPLICATED, peer);
       return;
     }
@@ -419,7 +425,7 @@ final class Instances {
       log.withdrawn(existing);
       expiry.removed(existing);
     }
-    owners.own(peer, existing);
+    owners.handToPeer(existing, peer);
     existing.spec = spec;
     existing.timings = timings;
     existing.stamp = copy.stamp();

@@ -54,6 +54,15 @@ final class Ownerships {
     ownership(owner).deregistered.remove(new InstanceAddress(instance.service.key, instance.id()));
   }
 
+  /**
+   * The instance is now shown as another node's copy: no connection here owns it. Copies are not
+   * kept in the owners' sets (nothing here heartbeats or releases them), which keeps them small.
+   */
+  void handToPeer(RegisteredInstance instance, Owner peer) {
+    disown(instance);
+    instance.owner = peer;
+  }
+
   /** The instance has gone: no connection owns it any more. */
   void disown(RegisteredInstance instance) {
     if (instance.owner != null) {

@@ -41,10 +41,12 @@ final class Replicas {
       held.clear();
     }
     for (ReplicaChange change : changes) {
-      InstanceAddress address = new InstanceAddress(change.service(), change.instanceId());
+      ServiceKey key = instances.canonical(change.service());
+      InstanceAddress address = new InstanceAddress(key, change.instanceId());
       if (change instanceof ReplicaChange.Claimed claim) {
         stamps.observe(claim.stamp());
-        held.put(address, claim);
+        held.put(address, key == claim.service() ? claim
+            : new ReplicaChange.Claimed(key, claim.instance(), claim.healthy(), claim.stamp()));
       } else {
         held.remove(address);
       }
@@ -98,7 +100,8 @@ final class Replicas {
     if (best == null) {
       instances.removeReplica(address.service(), address.instanceId());
     } else {
-      instances.showReplica(peers.computeIfAbsent(best.node, Owner::peer), best.claim);
+      // The address's id string, shared by the copy kept and the instance shown.
+      instances.showReplica(peers.computeIfAbsent(best.node, Owner::peer), best.claim, address.instanceId());
     }
   }
 

@@ -49,6 +49,7 @@ final class ClaimFeed {
   void attach(FluxSink<byte[]> sink) {
     this.sink = sink;
     sink.onRequest(n -> drain());
+    drain();
   }
 
   /** Called under the runtime's monitor, in the order the changes were made. */
@@ -65,7 +66,7 @@ final class ClaimFeed {
         waitingChanges++;
       }
     }
-    schedule();
+    drain();
   }
 
   /** Called under the runtime's monitor: what this node's claims sum to after every change queued so far. */
@@ -73,7 +74,7 @@ final class ClaimFeed {
     if (!digestWaiting) {
       digestWaiting = true;
       queue.add(digest);
-      schedule();
+      drain();
     }
   }
 
@@ -82,21 +83,23 @@ final class ClaimFeed {
     return waitingChanges;
   }
 
-  private void schedule() {
-    if (sink != null && wip.get() == 0) {
-      drainer.schedule(this::drain);
+  /**
+   * Something to send, or room to send it: a drain runs on the drainer (never under the runtime's
+   * monitor, which calls this) unless one is running, which then goes round once more — so no
+   * signal is lost between its last look at the queue and its end.
+   */
+  void drain() {
+    if (wip.getAndIncrement() == 0) {
+      drainer.schedule(this::drainLoop);
     }
   }
 
-  /** Sends what the peer asked for; one drainer at a time, so frames leave in queue order. */
-  void drain() {
-    FluxSink<byte[]> out = sink;
-    if (out == null || wip.getAndIncrement() != 0) {
-      return;
-    }
+  /** Sends what the peer asked for; one at a time, so frames leave in queue order. */
+  private void drainLoop() {
     int missed = 1;
     do {
-      while (out.requestedFromDownstream() > 0 && !out.isCancelled()) {
+      FluxSink<byte[]> out = sink;
+      while (out != null && out.requestedFromDownstream() > 0 && !out.isCancelled()) {
         ReplicaFrame frame = next();
         if (frame == null) {
           break;

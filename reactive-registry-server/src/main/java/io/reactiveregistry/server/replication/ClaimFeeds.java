@@ -46,7 +46,6 @@ public final class ClaimFeeds {
       });
       sink.onDispose(() -> feeds.remove(feed));
       feed.attach(sink);
-      feed.drain();
     });
   }
 

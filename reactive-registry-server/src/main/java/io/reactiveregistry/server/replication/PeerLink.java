@@ -71,6 +71,8 @@ public final class PeerLink implements Disposable {
   private volatile boolean connected;
   private volatile long epoch;
   private volatile long lastLagMillis;
+  /** The highest stamp received from the peer: only newer registrations are timed. */
+  private long newestStamp;
   private Disposable loop;
   private @Nullable Disposable graceTimer;
   private boolean repairing;
@@ -142,10 +144,13 @@ public final class PeerLink implements Disposable {
       case ReplicaFrame.CHANGES -> {
         List<ReplicaChange> changes = ReplicaCodec.changes(frame.entries());
         runtime.execute(new Command.ApplyReplica(peer.id(), changes, false));
+        // Timed by registrations stamped after every one seen before: a health change re-sends an
+        // old registration's stamp, which says nothing of how fast changes travel.
         long newest = 0;
         for (ReplicaChange change : changes) {
-          if (change instanceof ReplicaChange.Claimed claim) {
-            newest = Math.max(newest, claim.stampMillis());
+          if (change instanceof ReplicaChange.Claimed claim && claim.stamp() > newestStamp) {
+            newestStamp = claim.stamp();
+            newest = claim.stampMillis();
           }
         }
         if (newest > 0) {
