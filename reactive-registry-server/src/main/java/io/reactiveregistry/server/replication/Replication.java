@@ -26,7 +26,7 @@ import reactor.core.scheduler.Scheduler;
 public final class Replication implements Disposable {
   /** How long a lost peer's copies are kept, and how often digests are compared. */
   public record Settings(Duration grace, Duration antiEntropy) {
-    public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(5), Duration.ofSeconds(2));
+    public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(4), Duration.ofSeconds(2));
 
     public Settings {
       if (grace.isNegative() || antiEntropy.toMillis() < 1) {
@@ -65,6 +65,10 @@ public final class Replication implements Disposable {
               millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment).start());
         }
       }
+    }
+    for (PeerLink link : links) {
+      meters.gauge("registry.replication.peer.copies", "instances held as copies of one peer's claims",
+          () -> runtime.read(reads -> reads.replicaCopies(link.peer())), "node", link.peer());
     }
     meters.gauge("registry.replication.copies", "instances held as copies of other nodes' claims",
         () -> runtime.read(reads -> links.stream().mapToInt(link -> reads.replicaCopies(link.peer())).sum()));

@@ -10,6 +10,10 @@ import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.TraceEvent;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,7 +90,7 @@ class ReplicationEndToEndTest {
 
   @Test
   @Order(1)
-  void aRegistrationOnOneNodeIsPushedOnTheOthersAndItsConnectionsCloseRemovesItEverywhere() {
+  void aRegistrationOnOneNodeIsPushedOnTheOthersAndItsConnectionsCloseRemovesItEverywhere() throws Exception {
     Map<String, List<ServiceEvent>> seen = new HashMap<>();
     List<Disposable> watches = new ArrayList<>();
     List<WireClient> watchers = new ArrayList<>();
@@ -121,6 +125,8 @@ class ReplicationEndToEndTest {
         .filter(peer -> peer.node().equals("n1")).findFirst().orElseThrow();
     assertThat(fromN1.connected()).isTrue();
     assertThat(fromN1.copies()).isEqualTo(2);
+    assertThat(metrics("n2")).contains("registry_replication_peer_copies{node=\"n1\"} 2.0")
+        .contains("registry_replication_peers_connected 2.0");
     await().atMost(Duration.ofSeconds(5)).until(() -> traced.size() >= 2);
     assertThat(traced).as("n2's audit trail names the node that owns the change").allSatisfy(event -> {
       assertThat(event.cause()).isEqualTo("REPLICATED");
@@ -350,6 +356,12 @@ class ReplicationEndToEndTest {
       return client.call("service.query", "{\"service\":\"" + service + "\"}", ServiceSnapshot.class).instances()
           .stream().map(InstanceBody::instanceId).collect(Collectors.toSet());
     }
+  }
+
+  static String metrics(String id) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + nodes.get(id).httpPort() + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
   }
 
   static ServerInfo info(String id) {
