@@ -175,6 +175,11 @@ public final class Main implements Callable<Integer> {
           + "compare. Default: ${DEFAULT-VALUE}")
   long antiEntropyIntervalMs;
 
+  @Option(names = "--peer-token-file",
+      description = "In a cluster whose members need tokens: a file holding the bearer token this node presents "
+          + "to its peers (a principal with admin on every namespace).")
+  Path peerTokenFile;
+
   @Option(names = "--expiry-budget",
       description = "Instances one expiry pass may look at; a mass expiry is spread over several passes. "
           + "Default: ${DEFAULT-VALUE}")
@@ -380,7 +385,8 @@ public final class Main implements Callable<Integer> {
         .withReplication(new Replication.Settings(Duration.ofMillis(replicationGraceMs),
             Duration.ofMillis(antiEntropyIntervalMs)))
         .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
-            Duration.ofMillis(failedAuthenticationWindowMs), TlsFiles.of(tlsCertFile, tlsKeyFile, tlsClientCaFile)));
+            Duration.ofMillis(failedAuthenticationWindowMs), TlsFiles.of(tlsCertFile, tlsKeyFile, tlsClientCaFile))
+            .withPeerTokenFile(peerTokenFile));
   }
 
   static final class Version implements CommandLine.IVersionProvider {

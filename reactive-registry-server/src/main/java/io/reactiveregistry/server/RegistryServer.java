@@ -17,6 +17,7 @@ import io.reactiveregistry.server.lifecycle.HealthChecker;
 import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.push.PushHub;
+import io.reactiveregistry.server.replication.PeerAccess;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.security.Access;
@@ -143,7 +144,12 @@ public final class RegistryServer implements Disposable {
           : new ClusterView(cluster, nodeId, store::status, meters);
       // Each node streams what its connections own to its peers, and follows theirs.
       Replication replication = new Replication(nodeId, cluster, runtime, config.replication(), serverMeters, clock,
-          version(), Schedulers.parallel());
+          version(), Schedulers.parallel(), PeerAccess.of(config.security()));
+      if (cluster.clustered() && config.security().credentials() && config.security().peerTokenFile() == null) {
+        log.warn("every request here needs a token, and so do the peers' (they share the settings): give "
+            + "--peer-token-file (a token with admin on every namespace), or ephemeral instances are not replicated "
+            + "between the members");
+      }
       Supplier<ClusterStatus> clusterStatus = clusterView == null ? null
           : () -> clusterView.status().withReplication(replication.status());
       ServerIdentity identity = new ServerIdentity(version(), nodeId, clock.millis(), clusterStatus);

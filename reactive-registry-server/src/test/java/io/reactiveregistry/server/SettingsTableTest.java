@@ -137,6 +137,7 @@ class SettingsTableTest {
             Boolean::valueOf),
         setting("--token-file", "t1.json", "t2.json", "t3.json", c -> c.security().tokenFile(), Path::of),
         setting("--jwt-keys-file", "k1.json", "k2.json", "k3.json", c -> c.security().jwtKeysFile(), Path::of),
+        setting("--peer-token-file", "p1", "p2", "p3", c -> c.security().peerTokenFile(), Path::of),
         integer("--max-failed-authentications", "11", "12", "13", c -> c.security().maxFailedAuthentications()),
         millis("--failed-authentication-window-ms", "61000", "62000", "63000",
             c -> c.security().failedAuthenticationWindow()),

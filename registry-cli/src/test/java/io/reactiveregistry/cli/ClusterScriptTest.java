@@ -96,8 +96,9 @@ class ClusterScriptTest {
   }
 
   /**
-   * The commands of the section's CLI block, each as a shell line that defines {@code CLI} first,
-   * continuation lines joined and the trailing {@code &} dropped (the test runs them in the background).
+   * The commands of the section's CLI block, each as a shell line that defines {@code CLI} first
+   * (as the block does, from this build's classes), continuation lines joined and the trailing
+   * {@code &} dropped (the test runs them in the background).
    */
   private static List<String> tourCommands() throws IOException {
     String readme = Files.readString(ROOT.resolve("README.md"));
@@ -107,7 +108,10 @@ class ClusterScriptTest {
     assertThat(block).as("the section's CLI block").isNotNegative();
     String[] blockLines = section.substring(block + 6, section.indexOf("```", block + 6)).replace("\\\n", " ")
         .split("\n");
-    String definition = blockLines[0];
+    // The CLI from this build's classes: the jar is packaged only after this module's tests run.
+    assertThat(blockLines[0]).isEqualTo("CLI=\"java -jar registry-cli/target/registry-cli.jar\"");
+    String definition = "CLI=\"" + Path.of(System.getProperty("java.home"), "bin", "java") + " -cp "
+        + System.getProperty("java.class.path") + " " + RegistryCli.class.getName() + "\"";
     List<String> commands = new ArrayList<>();
     for (int i = 1; i < blockLines.length; i++) {
       String command = blockLines[i].strip();

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
 import io.reactiveregistry.protocol.message.SetupData;
@@ -18,6 +19,7 @@ import io.rsocket.core.RSocketConnector;
 import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -32,6 +34,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import reactor.netty.tcp.TcpClient;
 import reactor.util.retry.Retry;
 
 /**
@@ -66,6 +69,8 @@ public final class PeerLink implements Disposable {
   private final String version;
   private final LongConsumer lagMillis;
   private final Runnable repaired;
+  /** How this node reaches its peers: TLS and a token when the cluster's members need them. */
+  private final PeerAccess access;
   private final AtomicLong repairs = new AtomicLong();
   private final List<ReplicaChange> snapshot = new ArrayList<>();
   private volatile boolean connected;
@@ -78,8 +83,9 @@ public final class PeerLink implements Disposable {
   private boolean repairing;
 
   public PeerLink(String self, ClusterConfig.Member peer, RegistryRuntime runtime, Duration grace, Scheduler timer,
-      InstantSource clock, String version, LongConsumer lagMillis, Runnable repaired) {
+      InstantSource clock, String version, LongConsumer lagMillis, Runnable repaired, PeerAccess access) {
     this.repaired = repaired;
+    this.access = access;
     this.self = self;
     this.peer = peer;
     this.runtime = runtime;
@@ -109,12 +115,16 @@ public final class PeerLink implements Disposable {
 
   private Mono<RSocket> connect() {
     String setup = json.encodeToString(new SetupData("peer " + self, version));
+    TcpClient tcp = TcpClient.create().host(peer.host()).port(peer.port());
     return RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .keepAlive(KEEPALIVE_INTERVAL, KEEPALIVE_MAX_LIFETIME)
-        .setupPayload(DefaultPayload.create(setup))
-        .connect(TcpClientTransport.create(peer.host(), peer.port()))
+        .setupPayload(access.token() == null ? DefaultPayload.create(setup)
+            : ByteBufPayload.create(Unpooled.copiedBuffer(setup, StandardCharsets.UTF_8),
+                BearerMetadata.composite(ByteBufAllocator.DEFAULT, access.token())))
+        .connect(TcpClientTransport.create(access.tls() == null ? tcp
+            : tcp.secure(spec -> spec.sslContext(access.tls()))))
         .timeout(CONNECT_TIMEOUT);
   }
 

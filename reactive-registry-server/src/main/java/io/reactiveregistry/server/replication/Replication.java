@@ -42,7 +42,7 @@ public final class Replication implements Disposable {
   private final Disposable digests;
 
   public Replication(String self, ClusterConfig cluster, RegistryRuntime runtime, Settings settings,
-      ServerMeters meters, InstantSource clock, String version, Scheduler scheduler) {
+      ServerMeters meters, InstantSource clock, String version, Scheduler scheduler, PeerAccess access) {
     this.runtime = runtime;
     // Before any link starts: two event loops meeting a message type for the first time would wait
     // on Jackson's lock (see JsonCodec#prepare).
@@ -62,7 +62,7 @@ public final class Replication implements Disposable {
       for (ClusterConfig.Member member : cluster.members()) {
         if (!member.id().equals(self)) {
           links.add(new PeerLink(self, member, runtime, settings.grace(), scheduler, clock, version,
-              millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment).start());
+              millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment, access).start());
         }
       }
     }

@@ -18,14 +18,17 @@ import org.jspecify.annotations.Nullable;
  *     past it, every token from that address is refused until the window ends
  * @param failedAuthenticationWindow that window
  * @param tls the PEM files of TLS on every port; null for plain TCP, WebSocket and HTTP
+ * @param peerTokenFile in a cluster whose members need tokens: a file holding the bearer token this
+ *     node presents to its peers (a principal with {@code admin} on every namespace); null for none
  */
 public record SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenFile, @Nullable Path jwtKeysFile,
-    int maxFailedAuthentications, Duration failedAuthenticationWindow, @Nullable TlsFiles tls) {
+    int maxFailedAuthentications, Duration failedAuthenticationWindow, @Nullable TlsFiles tls,
+    @Nullable Path peerTokenFile) {
   private static final int DEFAULTS_MAX_FAILED = 10;
   private static final Duration DEFAULTS_WINDOW = Duration.ofMinutes(1);
   /** Protected mode: loopback connections only. */
   public static final SecurityConfig DEFAULTS = new SecurityConfig(false, null, null, DEFAULTS_MAX_FAILED,
-      DEFAULTS_WINDOW, null);
+      DEFAULTS_WINDOW, null, null);
 
   public SecurityConfig {
     if (maxFailedAuthentications < 1) {
@@ -34,6 +37,12 @@ public record SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenF
     if (failedAuthenticationWindow.toMillis() < 1) {
       throw new IllegalArgumentException("the failed-authentication window must be at least 1 ms");
     }
+  }
+
+  public SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenFile, @Nullable Path jwtKeysFile,
+      int maxFailedAuthentications, Duration failedAuthenticationWindow, @Nullable TlsFiles tls) {
+    this(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications, failedAuthenticationWindow, tls,
+        null);
   }
 
   public SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenFile) {
@@ -52,7 +61,13 @@ public record SecurityConfig(boolean allowUnauthenticated, @Nullable Path tokenF
   /** The same, with TLS on every port from these files. */
   public SecurityConfig withTls(@Nullable TlsFiles files) {
     return new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
-        failedAuthenticationWindow, files);
+        failedAuthenticationWindow, files, peerTokenFile);
+  }
+
+  /** The same, presenting the token in this file to the cluster's peers. */
+  public SecurityConfig withPeerTokenFile(@Nullable Path file) {
+    return new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
+        failedAuthenticationWindow, tls, file);
   }
 
   /** Whether any credentials are configured. */

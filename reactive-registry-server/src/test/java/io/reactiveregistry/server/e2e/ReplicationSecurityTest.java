@@ -1,0 +1,71 @@
+package io.reactiveregistry.server.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.netty.handler.ssl.SslContext;
+import io.reactiveregistry.protocol.message.ClusterInfo;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.ServerInfo;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Replication between members whose ports need mutual TLS and a token for every request: each
+ * member reaches its peers over TLS with its own certificate and presents the token of {@code
+ * --peer-token-file}, so an instance registered on one is seen on the other.
+ */
+class ReplicationSecurityTest {
+  private static final String OPERATOR = "cluster-ops-token-7d1f";
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void membersNeedingMutualTlsAndTokensReplicateWithTheirCertificatesAndThePeerToken() throws Exception {
+    TestCertificates ca = TestCertificates.authority(dir, "cluster-ca");
+    Path[] n1Certificate = ca.issue("n1", true);
+    Path[] n2Certificate = ca.issue("n2", true);
+    Path[] appCertificate = ca.issue("app", false);
+    Path tokens = dir.resolve("tokens.json");
+    Files.writeString(tokens, TokensEndToEndTest.tokenFile(Map.of(OPERATOR, "{\"*\":[\"read\",\"write\",\"admin\"]}")));
+    Path peerToken = dir.resolve("peer-token");
+    Files.writeString(peerToken, OPERATOR + "\n");
+    List<Integer> free = ClusterEndToEndTest.freePorts(4);
+    String members = "n1=127.0.0.1:" + free.get(0) + "/" + free.get(2) + ",n2=127.0.0.1:" + free.get(1) + "/"
+        + free.get(3);
+    Process started1 = spawn("n1", members, n1Certificate, ca, tokens, peerToken);
+    Process started2 = spawn("n2", members, n2Certificate, ca, tokens, peerToken);
+    SslContext tls = TlsEndToEndTest.trusting(ca.certificate(), appCertificate);
+    try (ServerProcess n1 = ServerProcess.awaitListening(started1, dir.resolve("n1.log"));
+        ServerProcess n2 = ServerProcess.awaitListening(started2, dir.resolve("n2.log"));
+        WireClient app = WireClient.connectTls(free.get(0), "app", tls).bearer(OPERATOR);
+        WireClient reader = WireClient.connectTls(free.get(1), "reader", tls).bearer(OPERATOR)) {
+      await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+        List<ClusterInfo.Peer> peers = reader.call("server.info", "{}", ServerInfo.class).cluster().replication();
+        return peers.size() == 1 && peers.get(0).connected();
+      });
+      app.call("instance.register", ReplicationEndToEndTest.ephemeral("secured", "127.0.4.1", 8443));
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+          reader.call("service.query", "{\"service\":\"secured\"}", ServiceSnapshot.class).instances())
+          .extracting(InstanceBody::instanceId).containsExactly("127.0.4.1#8443#DEFAULT"));
+      assertThat(n1.log()).doesNotContain(OPERATOR).contains("replicating from n2");
+      n1.assertNothingBlocked();
+      n2.assertNothingBlocked();
+    }
+  }
+
+  private Process spawn(String id, String members, Path[] certificate, TestCertificates ca, Path tokens,
+      Path peerToken) throws Exception {
+    return ServerProcess.spawnMember(dir.resolve(id), dir.resolve(id + ".log"), id, members,
+        "--tls-cert-file", certificate[0].toString(), "--tls-key-file", certificate[1].toString(),
+        "--tls-client-ca-file", ca.certificate().toString(), "--token-file", tokens.toString(),
+        "--peer-token-file", peerToken.toString());
+  }
+}
