@@ -9,6 +9,7 @@
 #   3. heap per copy: 100,000 instances held on n1; n2's live heap (after a full GC) before and while
 #      it holds their copies, and n1's for the instances it owns.
 # Usage: load-tests/bench/replication.sh   (after mvn -q -DskipTests package; uses ports 7070-7290)
+#        PART=heap load-tests/bench/replication.sh   only the third, on a freshly started cluster
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 load() { java -jar load-tests/target/load-tests.jar "$@" 2>&1 | grep -E "^(register|push|update|FAIL)" || true; }
@@ -19,6 +20,9 @@ live_heap_kb() {
   jcmd "$1" GC.heap_info | awk '/garbage-first heap/ { for (i = 1; i <= NF; i++) if ($i == "used") { gsub("K,?", "", $(i+1)); print $(i+1) } }'
 }
 
+part() { [ -z "${PART:-}" ] || [ "$PART" = "$1" ]; }
+trap 'rm -f target-bench-hold.log; cluster/cluster.sh clean > /dev/null' EXIT
+if part load; then
 echo "== single server"
 java -XX:+ExitOnOutOfMemoryError -jar reactive-registry-server/target/reactive-registry-server.jar --in-memory \
   > target-bench-server.log 2>&1 &
@@ -49,6 +53,10 @@ load RegistrationStorm --users 50 --instances 2000 --concurrency 64 --service ma
 echo "-- ephemeral registrations spread over the members, 50 connections x 1 in flight"
 load RegistrationStorm --users 50 --instances 200 --concurrency 1 --service alone --target $members
 
+fi
+
+if part heap; then
+[ -n "${PART:-}" ] && { cluster/cluster.sh clean > /dev/null; cluster/cluster.sh start > /dev/null; }
 echo "== heap per copy"
 n1=$(cat cluster/run/n1.pid)
 n2=$(cat cluster/run/n2.pid)
@@ -65,3 +73,4 @@ echo "n2 holds ${held:-?} copies of n1's instances"
 echo "n1 (owner): live heap ${owner_before} KB -> ${owner_during} KB: $(( (owner_during - owner_before) * 1024 / 100000 )) bytes per owned instance"
 echo "n2 (copies): live heap ${copies_before} KB -> ${copies_during} KB: $(( (copies_during - copies_before) * 1024 / 100000 )) bytes per copy"
 wait $holder || true
+fi

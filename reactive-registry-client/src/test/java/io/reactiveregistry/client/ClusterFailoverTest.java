@@ -8,14 +8,11 @@ import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
+import io.reactiveregistry.server.e2e.MemberPorts;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.storage.StorageConfig;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -35,8 +32,8 @@ class ClusterFailoverTest {
   Path dir;
 
   @Test
-  void aClientGivenOneMemberLearnsTheOthersAndFailsOverToThem() throws IOException {
-    List<Integer> ports = freePorts(6);
+  void aClientGivenOneMemberLearnsTheOthersAndFailsOverToThem() {
+    List<Integer> ports = MemberPorts.free(6);
     String members = "n1=127.0.0.1:" + ports.get(0) + "/" + ports.get(3) + ",n2=127.0.0.1:" + ports.get(1) + "/"
         + ports.get(4) + ",n3=127.0.0.1:" + ports.get(2) + "/" + ports.get(5);
     List<RegistryServer> nodes = Flux.range(1, 3)
@@ -75,19 +72,5 @@ class ClusterFailoverTest {
         .withReplication(new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(500)))
         .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)
             .withCluster(ClusterConfig.parse("n" + i, members)));
-  }
-
-  private static List<Integer> freePorts(int count) throws IOException {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-      }
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
-    } finally {
-      for (ServerSocket socket : sockets) {
-        socket.close();
-      }
-    }
   }
 }

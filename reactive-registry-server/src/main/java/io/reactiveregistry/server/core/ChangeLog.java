@@ -21,6 +21,9 @@ final class ChangeLog {
   private final List<DurableChange> durable = new ArrayList<>();
   /** Changes to this node's claims, the latest per instance (peers need no more). */
   private final Map<InstanceAddress, ReplicaChange> claims = new LinkedHashMap<>();
+  /** The digest of every claim of this node, kept up to date by {@link #claimed} and {@link #withdrawn}. */
+  private int claimCount;
+  private long claimsHash;
   private long revision;
   /** The principal the command being applied acts for; null for the server's own and anonymous ones. */
   private @Nullable String principal;
@@ -63,7 +66,12 @@ final class ChangeLog {
   /** A claim of this node (an ephemeral instance one of its connections owns) was made or changed. */
   void claimed(RegisteredInstance instance) {
     if (instance.service.ephemeral && !instance.replica()) {
-      claims.put(new InstanceAddress(instance.service.key, instance.id()), instance.claim());
+      ReplicaChange.Claimed claim = instance.claim();
+      claims.put(new InstanceAddress(instance.service.key, instance.id()), claim);
+      uncount(instance);
+      instance.claimHash = ReplicaDigest.hashOf(claim);
+      claimsHash += instance.claimHash;
+      claimCount++;
     }
   }
 
@@ -72,7 +80,21 @@ final class ChangeLog {
     if (instance.service.ephemeral && !instance.replica()) {
       InstanceAddress address = new InstanceAddress(instance.service.key, instance.id());
       claims.put(address, new ReplicaChange.Withdrawn(address.service(), address.instanceId()));
+      uncount(instance);
     }
+  }
+
+  private void uncount(RegisteredInstance instance) {
+    if (instance.claimHash != 0) {
+      claimsHash -= instance.claimHash;
+      claimCount--;
+      instance.claimHash = 0;
+    }
+  }
+
+  /** The digest of this node's claims, as of the last change recorded. */
+  ReplicaDigest claimsDigest() {
+    return new ReplicaDigest(claimCount, claimsHash);
   }
 
   void durable(DurableChange change) {

@@ -1,4 +1,4 @@
 package io.reactiveregistry.server.core;
 
 /** Where an instance is, by value: its service and its id there. */
-record InstanceAddress(ServiceKey service, String instanceId) {}
+public record InstanceAddress(ServiceKey service, String instanceId) {}

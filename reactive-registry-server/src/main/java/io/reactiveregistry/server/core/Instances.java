@@ -407,12 +407,14 @@ final class Instances {
     }
     InstanceSpec spec = copy.instance();
     RegisteredInstance existing = service == null ? null : service.instances.get(id);
-    HeartbeatTimings timings = timingsOf(spec);
     // The id string already shown, so that an update does not bring another copy of it.
     InstanceView view = overrides.project(key, existing == null ? id : existing.id(), spec, copy.healthy(), true);
     if (existing == null) {
       Service target = services.getOrCreate(key, true);
-      RegisteredInstance created = new RegisteredInstance(target, spec, view, peer, timings, clock.millis());
+      // Timings are its node's business: a copy is never expired here, and a local registration
+      // taking it over brings its own.
+      RegisteredInstance created = new RegisteredInstance(target, spec, view, peer, config.defaultTimings(),
+          clock.millis());
       created.stamp = copy.stamp();
       target.instances.put(id, created);
       services.occupied(target);
@@ -427,7 +429,6 @@ final class Instances {
     }
     owners.handToPeer(existing, peer);
     existing.spec = spec;
-    existing.timings = timings;
     existing.stamp = copy.stamp();
     if (!view.equals(existing.view)) {
       existing.view = view;
@@ -451,15 +452,6 @@ final class Instances {
         action.accept(instance.claim());
       }
     });
-  }
-
-  /** A copy's timings; its node accepted them, so a rule this node does not know falls back to the defaults. */
-  private HeartbeatTimings timingsOf(InstanceSpec spec) {
-    try {
-      return HeartbeatTimings.from(spec.metadata(), config.defaultTimings());
-    } catch (RegistryException e) {
-      return config.defaultTimings();
-    }
   }
 
   int ownedBy(Owner owner) {

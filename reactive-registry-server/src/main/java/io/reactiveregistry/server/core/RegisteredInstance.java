@@ -13,6 +13,8 @@ final class RegisteredInstance {
   Owner owner;
   /** The hybrid-clock stamp of the registration shown (an ephemeral instance's; see {@link HybridClock}). */
   long stamp;
+  /** The hash this node's claim on it adds to the node's digest ({@link ChangeLog}); 0 while not claimed here. */
+  long claimHash;
   HeartbeatTimings timings;
   long lastHeartbeatAt;
   /** The deadline of this instance's live entry in the expiry queue; 0 when it has none. */

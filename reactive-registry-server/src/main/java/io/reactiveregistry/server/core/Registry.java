@@ -353,9 +353,7 @@ public final class Registry implements RegistryReads {
 
   @Override
   public ReplicaDigest claimsDigest() {
-    ReplicaDigest[] digest = {ReplicaDigest.EMPTY};
-    instances.forEachClaim(claim -> digest[0] = digest[0].plus(claim));
-    return digest[0];
+    return log.claimsDigest();
   }
 
   @Override

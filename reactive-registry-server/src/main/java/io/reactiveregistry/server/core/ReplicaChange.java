@@ -10,6 +10,11 @@ public sealed interface ReplicaChange {
 
   String instanceId();
 
+  /** Which instance the change is about: changes to one address may be coalesced. */
+  default InstanceAddress address() {
+    return new InstanceAddress(service(), instanceId());
+  }
+
   /**
    * The node claims the instance: as registered, with its health, stamped by the node's hybrid
    * logical clock when it was last registered (the stamp orders claims of the same instance by

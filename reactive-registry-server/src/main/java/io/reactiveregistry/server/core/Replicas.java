@@ -16,10 +16,33 @@ import java.util.Set;
 final class Replicas {
   private record Candidate(String node, ReplicaChange.Claimed claim) {}
 
+  /** One peer's copies, with their digest kept up to date as they change. */
+  private static final class PeerCopies {
+    final Map<InstanceAddress, ReplicaChange.Claimed> claims = new HashMap<>();
+    long hash;
+
+    void put(InstanceAddress address, ReplicaChange.Claimed claim) {
+      ReplicaChange.Claimed old = claims.put(address, claim);
+      hash += ReplicaDigest.hashOf(claim) - (old == null ? 0 : ReplicaDigest.hashOf(old));
+    }
+
+    void remove(InstanceAddress address) {
+      ReplicaChange.Claimed old = claims.remove(address);
+      if (old != null) {
+        hash -= ReplicaDigest.hashOf(old);
+      }
+    }
+
+    void clear() {
+      claims.clear();
+      hash = 0;
+    }
+  }
+
   private final String self;
   private final HybridClock stamps;
   private final Instances instances;
-  private final Map<String, Map<InstanceAddress, ReplicaChange.Claimed>> copies = new HashMap<>();
+  private final Map<String, PeerCopies> copies = new HashMap<>();
   private final Map<String, Owner> peers = new HashMap<>();
 
   Replicas(String self, HybridClock stamps, Instances instances) {
@@ -34,10 +57,10 @@ final class Replicas {
     if (node.equals(self)) {
       throw RegistryException.invalid("node " + node + " is this node; it replicates only to its peers");
     }
-    Map<InstanceAddress, ReplicaChange.Claimed> held = copies.computeIfAbsent(node, n -> new HashMap<>());
+    PeerCopies held = copies.computeIfAbsent(node, n -> new PeerCopies());
     Set<InstanceAddress> touched = new LinkedHashSet<>();
     if (replacing) {
-      touched.addAll(held.keySet());
+      touched.addAll(held.claims.keySet());
       held.clear();
     }
     for (ReplicaChange change : changes) {
@@ -58,37 +81,30 @@ final class Replicas {
 
   /** Forgets a peer's copies (it was lost for longer than the grace period): what no other node claims goes. */
   int drop(String node) {
-    Map<InstanceAddress, ReplicaChange.Claimed> held = copies.remove(node);
+    PeerCopies held = copies.remove(node);
     if (held == null) {
       return 0;
     }
-    held.keySet().forEach(this::resolve);
-    return held.size();
+    held.claims.keySet().forEach(this::resolve);
+    return held.claims.size();
   }
 
   /** The digest of what this node holds of a peer's claims, to compare with the peer's own. */
   ReplicaDigest digest(String node) {
-    ReplicaDigest digest = ReplicaDigest.EMPTY;
-    for (ReplicaChange.Claimed claim : copies.getOrDefault(node, Map.of()).values()) {
-      digest = digest.plus(claim);
-    }
-    return digest;
+    PeerCopies held = copies.get(node);
+    return held == null ? ReplicaDigest.EMPTY : new ReplicaDigest(held.claims.size(), held.hash);
   }
 
   /** How many copies this node holds of a peer's claims. */
   int held(String node) {
-    return copies.getOrDefault(node, Map.of()).size();
-  }
-
-  /** The peers whose copies this node holds. */
-  Set<String> nodes() {
-    return Set.copyOf(copies.keySet());
+    PeerCopies held = copies.get(node);
+    return held == null ? 0 : held.claims.size();
   }
 
   private void resolve(InstanceAddress address) {
     Candidate best = null;
-    for (Map.Entry<String, Map<InstanceAddress, ReplicaChange.Claimed>> peer : copies.entrySet()) {
-      ReplicaChange.Claimed claim = peer.getValue().get(address);
+    for (Map.Entry<String, PeerCopies> peer : copies.entrySet()) {
+      ReplicaChange.Claimed claim = peer.getValue().claims.get(address);
       if (claim != null && (best == null || newer(claim.stamp(), peer.getKey(), best.claim.stamp(), best.node))) {
         best = new Candidate(peer.getKey(), claim);
       }

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.replication;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.server.core.InstanceAddress;
 import io.reactiveregistry.server.core.ReplicaChange;
 import io.reactiveregistry.server.core.ReplicaDigest;
 import java.util.ArrayDeque;
@@ -24,8 +25,6 @@ final class ClaimFeed {
   /** Claims per frame: a frame stays far below RSocket's 16 MB even with large metadata. */
   static final int PAGE = 256;
   private static final JsonCodec json = JsonCodec.json();
-
-  private record Key(Object service, String instanceId) {}
 
   private record Snapshot(long epoch, List<ReplicaChange.Claimed> claims) {}
 
@@ -55,14 +54,14 @@ final class ClaimFeed {
   /** Called under the runtime's monitor, in the order the changes were made. */
   synchronized void changes(List<ReplicaChange> changes) {
     @SuppressWarnings("unchecked")
-    Map<Key, ReplicaChange> segment = queue.peekLast() instanceof Map<?, ?> last ? (Map<Key, ReplicaChange>) last
-        : null;
+    Map<InstanceAddress, ReplicaChange> segment = queue.peekLast() instanceof Map<?, ?> last
+        ? (Map<InstanceAddress, ReplicaChange>) last : null;
     if (segment == null) {
       segment = new LinkedHashMap<>();
       queue.add(segment);
     }
     for (ReplicaChange change : changes) {
-      if (segment.put(new Key(change.service(), change.instanceId()), change) == null) {
+      if (segment.put(change.address(), change) == null) {
         waitingChanges++;
       }
     }

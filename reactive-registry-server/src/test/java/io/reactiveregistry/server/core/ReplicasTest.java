@@ -66,6 +66,14 @@ class ReplicasTest {
     } while (shipped);
   }
 
+  private static ReplicaDigest digestOf(List<ReplicaChange.Claimed> claims) {
+    ReplicaDigest digest = ReplicaDigest.EMPTY;
+    for (ReplicaChange.Claimed claim : claims) {
+      digest = digest.plus(claim);
+    }
+    return digest;
+  }
+
   private static List<InstanceView> shown(Registry registry, ServiceKey service) {
     return registry.view(service, ViewFilter.ALL).instances().stream()
         .sorted(Comparator.comparing(InstanceView::instanceId)).toList();
@@ -150,8 +158,15 @@ class ReplicasTest {
     n2.expire();
     assertThat(shown(n2, orders)).as("n2 does not expire n1's copy").hasSize(1);
 
+    clock1.advance(Duration.ofMillis(HeartbeatTimings.DEFAULTS.timeoutMs() + 1));
+    n1.expire(); // unhealthy: a change of the claim
+    assertThat(n1.claimsDigest()).isEqualTo(digestOf(n1.claims()));
+    shipAll();
+    assertThat(n2.replicaDigest("n1")).isEqualTo(n1.claimsDigest());
+    assertThat(shown(n2, orders)).singleElement().satisfies(view -> assertThat(view.healthy()).isFalse());
     clock1.advance(pastDeleteTimeout);
     n1.expire();
+    assertThat(n1.claimsDigest()).isEqualTo(ReplicaDigest.EMPTY);
     shipAll();
     assertThat(shown(n2, orders)).isEmpty();
   }
@@ -230,6 +245,15 @@ class ReplicasTest {
     shipAll();
     assertThat(shown(n2, orders)).isEqualTo(shown(n1, orders));
     assertThat(shown(n3, orders)).isEqualTo(shown(n1, orders));
+    for (Registry node : all) {
+      assertThat(node.claimsDigest()).as("the digest kept up to date equals one read from every claim")
+          .isEqualTo(digestOf(node.claims()));
+      for (Registry peer : all) {
+        if (peer != node) {
+          assertThat(peer.replicaDigest(name(node))).isEqualTo(node.claimsDigest());
+        }
+      }
+    }
     int claimed = all.stream().mapToInt(node -> node.claims().size()).sum();
     assertThat(claimed).as("each instance shown is claimed by exactly one node").isEqualTo(shown(n1, orders).size());
   }

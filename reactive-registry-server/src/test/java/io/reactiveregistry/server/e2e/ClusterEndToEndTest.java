@@ -61,7 +61,7 @@ class ClusterEndToEndTest {
   @BeforeAll
   static void startCluster() throws Exception {
     List<String> entries = new ArrayList<>();
-    List<Integer> free = freePorts(2 * MEMBERS);
+    List<Integer> free = MemberPorts.free(2 * MEMBERS);
     for (int i = 1; i <= MEMBERS; i++) {
       int port = free.get(2 * (i - 1));
       ports.put("n" + i, port);
@@ -363,17 +363,4 @@ class ClusterEndToEndTest {
     throw new AssertionError("expected the call to be refused");
   }
 
-  static List<Integer> freePorts(int count) throws IOException {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        sockets.add(new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()));
-      }
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
-    } finally {
-      for (ServerSocket socket : sockets) {
-        socket.close();
-      }
-    }
-  }
 }

@@ -63,7 +63,7 @@ class ReplicationEndToEndTest {
   @BeforeAll
   static void startCluster() throws Exception {
     List<String> entries = new ArrayList<>();
-    List<Integer> free = ClusterEndToEndTest.freePorts(6);
+    List<Integer> free = MemberPorts.free(6);
     for (int i = 1; i <= 3; i++) {
       ports.put("n" + i, free.get(2 * (i - 1)));
       entries.add("n" + i + "=127.0.0.1:" + free.get(2 * (i - 1)) + "/" + free.get(2 * (i - 1) + 1));

@@ -27,7 +27,7 @@ class ReplicationPartitionTest {
 
   @Test
   void bothSidesServeTheirOwnClientsThroughAPartitionAndConvergeAfterItHeals() throws Exception {
-    List<Integer> free = ClusterEndToEndTest.freePorts(6);
+    List<Integer> free = MemberPorts.free(6);
     int port1 = free.get(0);
     int port2 = free.get(1);
     int proxyTo1 = free.get(2);

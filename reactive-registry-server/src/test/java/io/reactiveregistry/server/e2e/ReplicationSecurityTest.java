@@ -37,7 +37,7 @@ class ReplicationSecurityTest {
     Files.writeString(tokens, TokensEndToEndTest.tokenFile(Map.of(OPERATOR, "{\"*\":[\"read\",\"write\",\"admin\"]}")));
     Path peerToken = dir.resolve("peer-token");
     Files.writeString(peerToken, OPERATOR + "\n");
-    List<Integer> free = ClusterEndToEndTest.freePorts(4);
+    List<Integer> free = MemberPorts.free(4);
     String members = "n1=127.0.0.1:" + free.get(0) + "/" + free.get(2) + ",n2=127.0.0.1:" + free.get(1) + "/"
         + free.get(3);
     Process started1 = spawn("n1", members, n1Certificate, ca, tokens, peerToken);
