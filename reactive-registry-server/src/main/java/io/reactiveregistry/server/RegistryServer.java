@@ -111,7 +111,7 @@ public final class RegistryServer implements Disposable {
       log.info("cluster member {} of {}: joining the group (a majority of members must be up)", cluster.nodeId(),
           cluster);
     }
-    return Mono.fromCallable(() -> RatisStore.open(config.storage()))
+    return Mono.fromCallable(() -> RatisStore.open(config.storage(), config.security().tls()))
         .subscribeOn(Schedulers.boundedElastic())
         .flatMap(store -> store.restored(RESTORE_TIMEOUT)
             .flatMap(restored -> start(config, store, restored))

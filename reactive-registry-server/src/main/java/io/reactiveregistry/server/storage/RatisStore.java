@@ -4,6 +4,7 @@ import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.core.DurableChange;
 import io.reactiveregistry.server.process.FatalErrors;
+import io.reactiveregistry.server.tls.TlsFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -23,8 +24,9 @@ import java.util.function.LongConsumer;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -42,6 +44,7 @@ import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -58,8 +61,11 @@ import reactor.core.scheduler.Schedulers;
 public final class RatisStore implements DurableStore, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RatisStore.class);
 
-  /** Fixed, so that a restart finds its group's directory under the data directory. */
-  static final RaftGroupId GROUP_ID =
+  /**
+   * The one Raft group of the durable state; fixed, so that a restart finds its group's directory
+   * under the data directory.
+   */
+  public static final RaftGroupId GROUP_ID =
       RaftGroupId.valueOf(UUID.nameUUIDFromBytes("reactive-registry".getBytes(StandardCharsets.UTF_8)));
   static final RaftPeerId SELF = RaftPeerId.valueOf("registry-1");
   /**
@@ -124,16 +130,33 @@ public final class RatisStore implements DurableStore, AutoCloseable {
    * alone, or of every member of {@code config.cluster()}. Blocking: file I/O.
    */
   public static RatisStore open(StorageConfig config) throws IOException {
+    return open(config, null);
+  }
+
+  /**
+   * Opens the store as {@link #open(StorageConfig)} does; a cluster's members talk Raft over TLS
+   * when {@code tls} is given (see {@link RaftTls}). Blocking: file I/O.
+   */
+  public static RatisStore open(StorageConfig config, @Nullable TlsFiles tls) throws IOException {
     ClusterConfig cluster = config.cluster();
     long openedAtNanos = System.nanoTime();
     Files.createDirectories(config.dataDir());
     MembershipFile.check(config.dataDir(), cluster, config.dataDir().resolve(GROUP_ID.getUuid().toString()));
     RaftProperties properties = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(properties, List.of(config.dataDir().toFile()));
-    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
+    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+    Parameters parameters = new Parameters();
     if (cluster.clustered()) {
-      NettyConfigKeys.Server.setHost(properties, cluster.self().host());
-      NettyConfigKeys.Server.setPort(properties, cluster.self().raftPort());
+      GrpcConfigKeys.Server.setHost(properties, cluster.self().host());
+      GrpcConfigKeys.Server.setPort(properties, cluster.self().raftPort());
+      if (tls != null) {
+        GrpcConfigKeys.TLS.setConf(parameters, RaftTls.of(tls));
+      }
+      if (tls == null || !RaftTls.mutual(tls)) {
+        log.warn("The Raft port {} accepts any peer that reaches it ({}): keep it on a private network, or give "
+            + "--tls-cert-file, --tls-key-file and --tls-client-ca-file for mutual TLS between members",
+            cluster.self().raftAddress(), tls == null ? "plain TCP" : "TLS without client certificates");
+      }
       TimeDuration min = TimeDuration.valueOf(ELECTION_TIMEOUT_MIN.toMillis(), TimeUnit.MILLISECONDS);
       TimeDuration max = TimeDuration.valueOf(ELECTION_TIMEOUT_MAX.toMillis(), TimeUnit.MILLISECONDS);
       RaftServerConfigKeys.Rpc.setTimeoutMin(properties, min);
@@ -145,8 +168,8 @@ public final class RatisStore implements DurableStore, AutoCloseable {
       RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(3, TimeUnit.SECONDS));
     } else {
       // One node: nothing talks to this port, so it stays on loopback.
-      NettyConfigKeys.Server.setHost(properties, "127.0.0.1");
-      NettyConfigKeys.Server.setPort(properties, config.raftPort());
+      GrpcConfigKeys.Server.setHost(properties, "127.0.0.1");
+      GrpcConfigKeys.Server.setPort(properties, config.raftPort());
     }
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotEvery());
@@ -171,12 +194,14 @@ public final class RatisStore implements DurableStore, AutoCloseable {
         .setServerId(selfId)
         .setGroup(group)
         .setProperties(properties)
+        .setParameters(parameters)
         .setStateMachine(stateMachine)
         .setOption(RaftStorage.StartupOption.RECOVER) // reuse the group's directory; format it only when new
         .build();
     server.start();
     RaftClient client = !cluster.clustered() ? null : RaftClient.newBuilder()
         .setProperties(properties)
+        .setParameters(parameters)
         .setRaftGroup(group)
         .setClientId(ClientId.randomId())
         // Finds the leader (a follower answers with who leads) and retries through an election;

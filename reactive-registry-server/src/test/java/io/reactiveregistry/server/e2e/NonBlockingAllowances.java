@@ -23,6 +23,9 @@ public final class NonBlockingAllowances implements BlockHoundIntegration {
         .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
         // Netty 4.2's pooling allocator takes a short lock when it grows its pools.
         .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
+        // Ratis's gRPC reads its shaded Netty's version files once, when its first connection
+        // initialises a class (Ratis's own event loops, not the registry's).
+        .allowBlockingCallsInside("org.apache.ratis.thirdparty.io.netty.util.Version", "identify")
         // Out of memory, the server writes why to stderr and halts, from whatever thread saw it.
         .allowBlockingCallsInside("io.reactiveregistry.server.process.FatalErrors", "check");
   }

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.handler.ssl.SslContext;
@@ -8,6 +9,7 @@ import io.reactiveregistry.protocol.message.ClusterInfo;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,9 +19,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Replication between members whose ports need mutual TLS and a token for every request: each
- * member reaches its peers over TLS with its own certificate and presents the token of {@code
- * --peer-token-file}, so an instance registered on one is seen on the other.
+ * Members whose ports need mutual TLS and a token for every request: each member reaches its
+ * peers' RSocket ports over TLS with its own certificate and presents the token of {@code
+ * --peer-token-file}, so an instance registered on one is seen on the other; their Raft ports
+ * speak mutual TLS too, so durable writes commit between them while a party without a certificate
+ * from the cluster's CA is refused.
  */
 class ReplicationSecurityTest {
   private static final String OPERATOR = "cluster-ops-token-7d1f";
@@ -55,7 +59,25 @@ class ReplicationSecurityTest {
       await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
           reader.call("service.query", "{\"service\":\"secured\"}", ServiceSnapshot.class).instances())
           .extracting(InstanceBody::instanceId).containsExactly("127.0.4.1#8443#DEFAULT"));
-      assertThat(n1.log()).doesNotContain(OPERATOR).contains("replicating from n2");
+      assertThat(n1.log()).doesNotContain(OPERATOR).doesNotContain("accepts any peer").contains("replicating from n2");
+
+      // Durable: committed through Raft over mutual TLS (two members: both must take it).
+      app.call("instance.register", "{\"service\":\"vault\",\"ephemeral\":false,"
+          + "\"instance\":{\"ip\":\"127.0.4.2\",\"port\":8200}}");
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+          reader.call("service.query", "{\"service\":\"vault\"}", ServiceSnapshot.class).instances())
+          .extracting(InstanceBody::instanceId).containsExactly("127.0.4.2#8200#DEFAULT"));
+      String raftPort = "127.0.0.1:" + free.get(2);
+      assertThat(RaftPorts.groupInfo(raftPort, "n1", n2Certificate, ca.certificate()))
+          .as("a member's certificate opens the Raft port").contains("n1", "n2");
+      TestCertificates stranger = TestCertificates.authority(dir, "stranger-ca");
+      Path[] impostor = stranger.issue("impostor", true);
+      assertThatThrownBy(() -> RaftPorts.groupInfo(raftPort, "n1", impostor, ca.certificate()))
+          .as("a certificate from another CA").isInstanceOf(IOException.class);
+      assertThatThrownBy(() -> RaftPorts.groupInfo(raftPort, "n1", null, ca.certificate()))
+          .as("no certificate").isInstanceOf(IOException.class);
+      assertThatThrownBy(() -> RaftPorts.groupInfo(raftPort, "n1", null, null))
+          .as("plain TCP").isInstanceOf(IOException.class);
       n1.assertNothingBlocked();
       n2.assertNothingBlocked();
     }
