@@ -2,10 +2,12 @@
 # Requests/s and server CPU per request of one server jar, in two shapes a fleet produces: 128 in
 # flight on each connection, and one at a time on each (a request arriving alone on its connection
 # pays its own read, wake-up and flush).
-# Usage: load-tests/bench/request-cost.sh [server-jar] [registrations|queries|all] [none|tokens|tls|tokens+tls]
+# Usage: load-tests/bench/request-cost.sh [server-jar] [registrations|alone|queries|all] [none|tokens|tls|tokens+tls]
 #   (defaults: this checkout's jar, all, none). With "tokens" the server has a token file and every
 #   virtual user presents a token (read and write on every namespace) in its SETUP; with "tls" every
-#   connection is TLS (a CA and certificates made with openssl for the run).
+#   connection is TLS (a CA and certificates made with openssl for the run). "alone": only the
+#   registrations that arrive one at a time on their connections (ALONE_PER_USER=N: N per connection
+#   instead of 400, for a run long enough to leave the JIT's work behind).
 # Registrations: RegistrationStorm on 50 connections; queries: QueryStorm of a 20-instance service.
 # Starts the server (default settings, durable state in a scratch directory), warms it with two
 # runs of each shape, and prints the third of each. Build first: mvn -q -DskipTests package
@@ -49,11 +51,13 @@ measure() {
   echo "== $*"
   run "$@"
 }
-if [ "$what" != queries ]; then
+if [ "$what" = registrations ] || [ "$what" = all ]; then
   measure RegistrationStorm --users 50 --instances 4000 --concurrency 128
-  measure RegistrationStorm --users 50 --instances 400 --concurrency 1
 fi
-if [ "$what" != registrations ]; then
+if [ "$what" != queries ]; then
+  measure RegistrationStorm --users 50 --instances "${ALONE_PER_USER:-400}" --concurrency 1
+fi
+if [ "$what" = queries ] || [ "$what" = all ]; then
   measure QueryStorm --users 10 --queries 20000 --concurrency 128
   measure QueryStorm --users 50 --queries 400 --concurrency 1
 fi

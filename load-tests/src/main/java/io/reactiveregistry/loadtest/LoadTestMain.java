@@ -1,5 +1,6 @@
 package io.reactiveregistry.loadtest;
 
+import io.reactiveregistry.client.ClientTls;
 import io.reactiveregistry.loadtest.engine.RunResult;
 import io.reactiveregistry.loadtest.engine.Runner;
 import io.reactiveregistry.loadtest.engine.Target;
@@ -55,6 +56,13 @@ public final class LoadTestMain implements Callable<Integer> {
       + "certificate (default: the JVM's trust store)")
   Path caFile;
 
+  @Option(names = "--cert-file", description = "With a tls:// target to a server requiring client certificates "
+      + "(mutual TLS): the PEM certificate each connection presents, with --key-file")
+  Path certFile;
+
+  @Option(names = "--key-file", description = "The PKCS#8 PEM key of --cert-file")
+  Path keyFile;
+
   @Option(names = "--reports-dir", defaultValue = "load-tests/target/reports",
       description = "Where HTML reports go. Default: ${DEFAULT-VALUE}")
   Path reportsDir;
@@ -84,7 +92,7 @@ public final class LoadTestMain implements Callable<Integer> {
   public Integer call() {
     Params params = new Params(parse(parameters));
     var sim = BuiltIn.build(simulation, params);
-    Target server = Target.parse(target).withToken(token).withTrustedCertificates(caFile);
+    Target server = Target.parse(target).withToken(token).withTls(new ClientTls(caFile, certFile, keyFile));
     java.net.URI metrics = metricsUrl != null ? metricsUrl
         : java.net.URI.create("http://" + server.host() + ":7080/metrics");
     RunResult result = Runner.run(sim, server, params.used(), serverPid, metrics);

@@ -33,7 +33,7 @@ public record Target(List<Endpoint> endpoints, String token, SslContext tls) {
 
   /**
    * {@code tcp://host:port}, or {@code tls://host:port} (then TLS trusting the JVM's CAs until
-   * {@link #withTrustedCertificates}); several, comma-separated, of the same scheme.
+   * {@link #withTls}); several, comma-separated, of the same scheme.
    */
   public static Target parse(String uris) {
     List<Endpoint> endpoints = new ArrayList<>();
@@ -64,9 +64,12 @@ public record Target(List<Endpoint> endpoints, String token, SslContext tls) {
     return new Target(endpoints, value == null || value.isEmpty() ? null : value, tls);
   }
 
-  /** The same TLS server, trusting the CA certificates of {@code caFile}; no change for a tcp:// target. */
-  public Target withTrustedCertificates(java.nio.file.Path caFile) {
-    return tls == null || caFile == null ? this : new Target(endpoints, token, ClientTls.trusting(caFile).sslContext());
+  /**
+   * The same TLS server, with {@code settings} (the CA certificates trusted, the certificate
+   * presented to a server requiring client certificates); no change for a tcp:// target.
+   */
+  public Target withTls(ClientTls settings) {
+    return tls == null ? this : new Target(endpoints, token, settings.sslContext());
   }
 
   /** The RSocket transport for virtual user {@code userId}: the addresses in turn. */

@@ -21,12 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.LongConsumer;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -36,7 +34,6 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -135,7 +132,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
 
   /**
    * Opens the store as {@link #open(StorageConfig)} does; a cluster's members talk Raft over TLS
-   * when {@code tls} is given (see {@link RaftTls}). Blocking: file I/O.
+   * when {@code tls} is given (see {@link RaftTransport}). Blocking: file I/O.
    */
   public static RatisStore open(StorageConfig config, @Nullable TlsFiles tls) throws IOException {
     ClusterConfig cluster = config.cluster();
@@ -144,15 +141,10 @@ public final class RatisStore implements DurableStore, AutoCloseable {
     MembershipFile.check(config.dataDir(), cluster, config.dataDir().resolve(GROUP_ID.getUuid().toString()));
     RaftProperties properties = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(properties, List.of(config.dataDir().toFile()));
-    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
-    Parameters parameters = new Parameters();
+    Parameters parameters;
     if (cluster.clustered()) {
-      GrpcConfigKeys.Server.setHost(properties, cluster.self().host());
-      GrpcConfigKeys.Server.setPort(properties, cluster.self().raftPort());
-      if (tls != null) {
-        GrpcConfigKeys.TLS.setConf(parameters, RaftTls.of(tls));
-      }
-      if (tls == null || !RaftTls.mutual(tls)) {
+      parameters = RaftTransport.configure(properties, cluster.self().host(), cluster.self().raftPort(), tls);
+      if (!RaftTransport.authenticatesPeers(tls)) {
         log.warn("The Raft port {} accepts any peer that reaches it ({}): keep it on a private network, or give "
             + "--tls-cert-file, --tls-key-file and --tls-client-ca-file for mutual TLS between members",
             cluster.self().raftAddress(), tls == null ? "plain TCP" : "TLS without client certificates");
@@ -168,8 +160,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
       RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(3, TimeUnit.SECONDS));
     } else {
       // One node: nothing talks to this port, so it stays on loopback.
-      GrpcConfigKeys.Server.setHost(properties, "127.0.0.1");
-      GrpcConfigKeys.Server.setPort(properties, config.raftPort());
+      parameters = RaftTransport.configure(properties, "127.0.0.1", config.raftPort(), null);
     }
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotEvery());
