@@ -6,6 +6,7 @@ import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.process.FatalErrors;
+import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
@@ -164,6 +165,20 @@ public final class Main implements Callable<Integer> {
   @Option(names = "--expiry-tick-ms",
       description = "How often heartbeat deadlines are applied. Default: ${DEFAULT-VALUE}")
   long expiryTickMs;
+
+  @Option(names = "--resume-history-events",
+      description = "Changes kept per subscribed service for subscribers that resume (sinceRevision). "
+          + "Default: ${DEFAULT-VALUE}")
+  int resumeHistoryEvents;
+
+  @Option(names = "--resume-history-ms",
+      description = "How long those changes are kept, and a service's history after its last subscriber left. "
+          + "Default: ${DEFAULT-VALUE}")
+  long resumeHistoryMs;
+
+  @Option(names = "--resume-history-total",
+      description = "Changes kept for all services together: the history's memory bound. Default: ${DEFAULT-VALUE}")
+  int resumeHistoryTotal;
 
   @Option(names = "--replication-grace-ms",
       description = "In a cluster, how long a lost peer's ephemeral instances are kept before those no other node "
@@ -384,6 +399,8 @@ public final class Main implements Callable<Integer> {
         .withExpiryBudget(expiryBudget)
         .withReplication(new Replication.Settings(Duration.ofMillis(replicationGraceMs),
             Duration.ofMillis(antiEntropyIntervalMs)))
+        .withResumeHistory(new ResumeHistory.Limits(resumeHistoryEvents, Duration.ofMillis(resumeHistoryMs),
+            resumeHistoryTotal))
         .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
             Duration.ofMillis(failedAuthenticationWindowMs), TlsFiles.of(tlsCertFile, tlsKeyFile, tlsClientCaFile))
             .withPeerTokenFile(peerTokenFile));

@@ -17,6 +17,7 @@ import io.reactiveregistry.server.lifecycle.HealthChecker;
 import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.push.PushHub;
+import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.PeerAccess;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
@@ -127,7 +128,8 @@ public final class RegistryServer implements Disposable {
       Registry registry = new Registry(clock, config.registryConfig(), config.lifecycle(), new java.util.Random(),
           nodeId);
       ServerMeters serverMeters = new ServerMeters(meters);
-      RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), serverMeters::pushed),
+      RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), serverMeters::pushed,
+          new ResumeHistory(config.resumeHistory(), clock, nodeId)),
           store == null ? DurableStore.IN_MEMORY : store);
       if (restored != null) {
         // From here on, every entry another member commits is applied here too.
@@ -366,6 +368,8 @@ public final class RegistryServer implements Disposable {
   private static void registerGauges(ServerMeters meters, RegistryRuntime runtime, RSocketEndpoint endpoint) {
     meters.gauge("registry.connections", "open client connections", endpoint::openConnections);
     meters.gauge("registry.subscribers", "open service.subscribe streams", runtime::subscriberCount);
+    meters.gauge("registry.resume.history.events", "changes kept for subscribers that resume (sinceRevision)",
+        runtime::resumeHistorySize);
     meters.gauge("registry.self.preservation", "1 while missed heartbeats do not expire instances",
         () -> runtime.read(RegistryReads::selfPreserving) ? 1 : 0);
     meters.gauge("registry.services", "services", () -> runtime.read(RegistryReads::serviceCount));

@@ -4,6 +4,7 @@ import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.core.RegistryConfig;
+import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
@@ -32,11 +33,13 @@ import org.jspecify.annotations.Nullable;
  *     several passes instead of holding up every other command
  * @param security who may use the server (protected mode unless told otherwise)
  * @param replication how long a lost peer's ephemeral instances are kept, and how often peers compare digests
+ * @param resumeHistory how much of each subscribed service's recent changes is kept for subscribers that resume
  */
 public record ServerConfig(
     String host, int tcpPort, int webSocketPort, int httpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
     HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle, HealthChecks healthChecks,
-    StorageConfig storage, Quotas quotas, int expiryBudget, SecurityConfig security, Replication.Settings replication) {
+    StorageConfig storage, Quotas quotas, int expiryBudget, SecurityConfig security, Replication.Settings replication,
+    ResumeHistory.Limits resumeHistory) {
 
   public ServerConfig {
     for (int port : new int[] {tcpPort, webSocketPort, httpPort}) {
@@ -77,7 +80,8 @@ public record ServerConfig(
   public static final ServerConfig DEFAULTS = new ServerConfig("0.0.0.0", 7070, 7071, 7080, ServerLimits.DEFAULTS,
       10_000, 1_000, HeartbeatTimings.DEFAULTS, Duration.ofMillis(100), LifecycleConfig.DEFAULTS,
       HealthChecks.DEFAULTS, StorageConfig.DEFAULTS, Quotas.DEFAULTS,
-      RegistryConfig.DEFAULTS.expiryBudget(), SecurityConfig.DEFAULTS, Replication.Settings.DEFAULTS);
+      RegistryConfig.DEFAULTS.expiryBudget(), SecurityConfig.DEFAULTS, Replication.Settings.DEFAULTS,
+      ResumeHistory.Limits.DEFAULTS);
 
   /** Loopback on free ports, durable state in memory only: what tests and embedded uses want. */
   public static ServerConfig ephemeralLoopback() {
@@ -86,75 +90,80 @@ public record ServerConfig(
   }
 
   public ServerConfig withHost(String value) {
-    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication);
+    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withTcpPort(int value) {
-    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication);
+    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withWebSocketPort(int value) {
     return new ServerConfig(host, tcpPort, value, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withHttpPort(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, value, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withMaxInstancesPerConnection(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withMaxPendingEvents(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withHeartbeat(HeartbeatTimings value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withExpiryTick(Duration value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withLifecycle(LifecycleConfig value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget, security, replication);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withHealthChecks(HealthChecks value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget, security, replication);
+        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withStorage(StorageConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget, security, replication);
+        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withQuotas(Quotas value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget, security, replication);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget, security, replication, resumeHistory);
   }
 
   public ServerConfig withExpiryBudget(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value, security, replication);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value, security, replication, resumeHistory);
   }
 
   public ServerConfig withSecurity(SecurityConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, value, replication);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, value, replication, resumeHistory);
   }
 
   public ServerConfig withReplication(Replication.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, value);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, value, resumeHistory);
+  }
+
+  public ServerConfig withResumeHistory(ResumeHistory.Limits value) {
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, value);
   }
 
   RegistryConfig registryConfig() {

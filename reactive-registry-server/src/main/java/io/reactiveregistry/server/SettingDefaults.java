@@ -53,6 +53,9 @@ final class SettingDefaults {
     put(defaults, "--delete-timeout-ms", config.heartbeat().deleteTimeoutMs());
     put(defaults, "--expiry-tick-ms", config.expiryTick().toMillis());
     put(defaults, "--expiry-budget", config.expiryBudget());
+    put(defaults, "--resume-history-events", config.resumeHistory().eventsPerService());
+    put(defaults, "--resume-history-ms", config.resumeHistory().maxAge().toMillis());
+    put(defaults, "--resume-history-total", config.resumeHistory().totalEvents());
     put(defaults, "--replication-grace-ms", config.replication().grace().toMillis());
     put(defaults, "--anti-entropy-interval-ms", config.replication().antiEntropy().toMillis());
     put(defaults, "--empty-service-cleanup-ms", lifecycle.emptyServiceCleanup().toMillis());

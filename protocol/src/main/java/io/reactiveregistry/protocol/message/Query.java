@@ -6,10 +6,27 @@ import org.jspecify.annotations.Nullable;
 /**
  * Body of {@code service.query} and {@code service.subscribe}. An absent or empty {@code clusters}
  * means every cluster.
+ *
+ * @param sinceRevision {@code service.subscribe} only: resume from this revision, the last one the
+ *     subscriber saw of the view, instead of starting with a snapshot
+ * @param node with {@code sinceRevision}: the {@code node} of the {@code SNAPSHOT} (or {@code
+ *     RESUMED}) the revision came from; revisions are each server's own
  */
-public record Query(@Nullable String namespace, @Nullable String group, @Nullable String service, @Nullable List<String> clusters, @Nullable Boolean healthyOnly) {
+public record Query(@Nullable String namespace, @Nullable String group, @Nullable String service,
+    @Nullable List<String> clusters, @Nullable Boolean healthyOnly, @Nullable Long sinceRevision,
+    @Nullable String node) {
+
+  public Query(@Nullable String namespace, @Nullable String group, @Nullable String service,
+      @Nullable List<String> clusters, @Nullable Boolean healthyOnly) {
+    this(namespace, group, service, clusters, healthyOnly, null, null);
+  }
 
   public static Query of(String service) {
     return new Query(null, null, service, null, null);
+  }
+
+  /** The same view, resumed after {@code revision} of {@code node}'s stream. */
+  public Query resumingAfter(long revision, String node) {
+    return new Query(namespace, group, service, clusters, healthyOnly, revision, node);
   }
 }

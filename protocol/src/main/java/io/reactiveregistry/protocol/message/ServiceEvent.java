@@ -5,8 +5,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One element of a {@code service.subscribe} stream. Which fields are present depends on the type:
- * {@code SNAPSHOT} carries the snapshot fields, {@code UPSERT} an {@code instance}, {@code REMOVE} an
- * {@code instanceId}, {@code SERVICE_DELETED} only the revision.
+ * {@code SNAPSHOT} carries the snapshot fields and the {@code node} whose revisions the stream
+ * carries ({@code resumed} false when it answers a resume the server could not make), {@code
+ * RESUMED} (the first event of a resumed stream) the revision resumed from and the {@code node},
+ * {@code UPSERT} an {@code instance}, {@code REMOVE} an {@code instanceId}, {@code
+ * SERVICE_DELETED} only the revision.
  */
 public record ServiceEvent(
     String type,
@@ -18,28 +21,47 @@ public record ServiceEvent(
     @Nullable Boolean protectionTriggered,
     @Nullable List<InstanceBody> instances,
     @Nullable InstanceBody instance,
-    @Nullable String instanceId) {
+    @Nullable String instanceId,
+    @Nullable String node,
+    @Nullable Boolean resumed) {
 
   public static final String SNAPSHOT = "SNAPSHOT";
+  public static final String RESUMED = "RESUMED";
   public static final String UPSERT = "UPSERT";
   public static final String REMOVE = "REMOVE";
   public static final String SERVICE_DELETED = "SERVICE_DELETED";
 
   public static ServiceEvent snapshot(ServiceSnapshot s) {
+    return snapshot(s, null);
+  }
+
+  /** A snapshot of {@code node}'s view. */
+  public static ServiceEvent snapshot(ServiceSnapshot s, @Nullable String node) {
     return new ServiceEvent(SNAPSHOT, s.revision(), s.namespace(), s.group(), s.service(),
-        s.ephemeral(), s.protectionTriggered(), s.instances(), null, null);
+        s.ephemeral(), s.protectionTriggered(), s.instances(), null, null, node, null);
+  }
+
+  /** This snapshot, answering a resume that could not be made. */
+  public ServiceEvent notResumed() {
+    return new ServiceEvent(type, revision, namespace, group, service, ephemeral, protectionTriggered, instances,
+        instance, instanceId, node, false);
+  }
+
+  /** The first event of a stream resumed after {@code revision}: the changes after it follow. */
+  public static ServiceEvent resumed(long revision, String node) {
+    return new ServiceEvent(RESUMED, revision, null, null, null, null, null, null, null, null, node, null);
   }
 
   public static ServiceEvent upsert(long revision, InstanceBody instance) {
-    return new ServiceEvent(UPSERT, revision, null, null, null, null, null, null, instance, null);
+    return new ServiceEvent(UPSERT, revision, null, null, null, null, null, null, instance, null, null, null);
   }
 
   public static ServiceEvent remove(long revision, String instanceId) {
-    return new ServiceEvent(REMOVE, revision, null, null, null, null, null, null, null, instanceId);
+    return new ServiceEvent(REMOVE, revision, null, null, null, null, null, null, null, instanceId, null, null);
   }
 
   public static ServiceEvent serviceDeleted(long revision) {
-    return new ServiceEvent(SERVICE_DELETED, revision, null, null, null, null, null, null, null, null);
+    return new ServiceEvent(SERVICE_DELETED, revision, null, null, null, null, null, null, null, null, null, null);
   }
 
   /** The snapshot this event carries; only meaningful for {@code SNAPSHOT}. */

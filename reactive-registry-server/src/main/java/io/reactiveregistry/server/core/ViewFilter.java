@@ -25,7 +25,7 @@ public record ViewFilter(Set<String> clusters, boolean healthyOnly) {
     return new ViewFilter(Set.copyOf(clusters), Boolean.TRUE.equals(healthyOnly));
   }
 
-  boolean includesCluster(String cluster) {
+  public boolean includesCluster(String cluster) {
     return clusters.isEmpty() || clusters.contains(cluster);
   }
 }

@@ -4,6 +4,7 @@ import io.reactiveregistry.server.core.RegistryEvent;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fans core events out to the subscribers of every affected view. Every method runs under the
@@ -22,21 +24,42 @@ public final class PushHub {
   private final Map<ServiceKey, List<ViewChannel>> channels = new HashMap<>();
   private final int maxPending;
   private final LongConsumer pushed;
+  private final ResumeHistory history;
   private int subscriberCount;
 
   /** @param maxPending how many events one subscriber may have pending before they collapse into a snapshot */
   public PushHub(int maxPending) {
-    this(maxPending, changedAt -> { });
+    this(maxPending, changedAt -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, InstantSource.system(),
+        "local"));
   }
 
-  /** @param pushed told, for each event handed to a subscriber, when its change was made (nanoTime) */
-  public PushHub(int maxPending, LongConsumer pushed) {
+  /**
+   * @param pushed told, for each event handed to a subscriber, when its change was made (nanoTime)
+   * @param history what subscribers resume from
+   */
+  public PushHub(int maxPending, LongConsumer pushed, ResumeHistory history) {
     this.maxPending = maxPending;
     this.pushed = pushed;
+    this.history = history;
   }
+
+  /** Where a subscriber resumes: after {@code revision} of {@code node}'s stream. */
+  public record Resume(long revision, @Nullable String node) {}
 
   /** A new subscriber of the view, its queue holding the view's current snapshot. */
   public SubscriberQueue open(ServiceKey service, ViewFilter filter, RegistryReads registry, SubscriberQueue.Resync resync) {
+    return open(service, filter, null, registry, resync);
+  }
+
+  /**
+   * A new subscriber of the view. Its queue holds the view's current snapshot; or, resuming within
+   * the history, {@code RESUMED} and the changes it missed; or, resuming from outside it, the
+   * snapshot flagged as not resumed.
+   */
+  public SubscriberQueue open(ServiceKey service, ViewFilter filter, @Nullable Resume resume, RegistryReads registry,
+      SubscriberQueue.Resync resync) {
+    List<OutboundEvent> missed = resume == null ? null
+        : history.missedSince(service, filter, resume.revision(), resume.node(), registry);
     List<ViewChannel> views = channels.computeIfAbsent(service, k -> new ArrayList<>(1));
     ViewChannel channel = null;
     for (ViewChannel candidate : views) {
@@ -44,13 +67,23 @@ public final class PushHub {
         channel = candidate;
       }
     }
-    if (channel == null) {
-      channel = new ViewChannel(service, filter);
+    boolean opened = channel == null;
+    if (opened) {
+      channel = new ViewChannel(service, filter, history.node());
       views.add(channel);
     }
     SubscriberQueue queue = new SubscriberQueue(channel, maxPending, resync, pushed);
-    queue.offer(channel.snapshot(registry));
+    if (missed == null) {
+      OutboundEvent snapshot = channel.snapshot(registry);
+      queue.offer(resume == null ? snapshot : new OutboundEvent(snapshot.message().notResumed()));
+    } else {
+      if (opened) {
+        channel.reset(registry); // the channel follows the view from now; the subscriber has it already
+      }
+      missed.forEach(queue::offer);
+    }
     channel.subscribers().add(queue);
+    history.subscribed(service, registry);
     subscriberCount++;
     return queue;
   }
@@ -67,6 +100,7 @@ public final class PushHub {
       return; // already detached (completeAll)
     }
     subscriberCount--;
+    history.unsubscribed(channel.service());
     if (channel.subscribers().isEmpty()) {
       List<ViewChannel> views = channels.get(channel.service());
       if (views != null) {
@@ -84,6 +118,7 @@ public final class PushHub {
    * @return the subscribers that got something and should be drained once the monitor is released
    */
   public Set<SubscriberQueue> publish(List<RegistryEvent> events, RegistryReads registry) {
+    history.record(events, registry);
     if (events.isEmpty() || channels.isEmpty()) {
       return Set.of();
     }
@@ -121,8 +156,16 @@ public final class PushHub {
       }
     }
     channels.clear();
+    for (SubscriberQueue queue : all) {
+      history.unsubscribed(queue.channel().service());
+    }
     subscriberCount = 0;
     all.forEach(SubscriberQueue::complete);
+  }
+
+  /** Changes kept for subscribers that resume, for all services. */
+  public int resumeHistorySize() {
+    return history.size();
   }
 
   public int subscriberCount() {

@@ -30,9 +30,12 @@ final class ViewChannel {
   private boolean serviceExists;
   private boolean protectionTriggered;
 
-  ViewChannel(ServiceKey service, ViewFilter filter) {
+  private final String node;
+
+  ViewChannel(ServiceKey service, ViewFilter filter, String node) {
     this.service = service;
     this.filter = filter;
+    this.node = node;
   }
 
   ServiceKey service() {
@@ -49,6 +52,11 @@ final class ViewChannel {
 
   /** A snapshot of the view now, and the channel's state reset to match it. */
   OutboundEvent snapshot(RegistryReads registry) {
+    return new OutboundEvent(ServiceEvent.snapshot(WireViews.snapshot(reset(registry)), node));
+  }
+
+  /** The channel's state reset to the view now, which it returns. */
+  ServiceView reset(RegistryReads registry) {
     ServiceView view = registry.view(service, filter);
     serviceExists = view.exists();
     protectionTriggered = view.protectionTriggered();
@@ -56,7 +64,7 @@ final class ViewChannel {
     for (InstanceView instance : view.instances()) {
       visible.add(instance.instanceId());
     }
-    return new OutboundEvent(ServiceEvent.snapshot(WireViews.snapshot(view)));
+    return view;
   }
 
   /** Turns one command's events for this service into what the view's subscribers must see. */

@@ -28,6 +28,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -312,10 +313,18 @@ public final class RegistryRuntime {
    * is honoured; cancelling it releases the subscription.
    */
   public Flux<byte[]> subscribe(ServiceKey service, ViewFilter filter) {
+    return subscribe(service, filter, null);
+  }
+
+  /**
+   * The same stream, resumed after {@code resume} when the hub's history still holds what came
+   * after it (then without a snapshot); see {@link PushHub#open}.
+   */
+  public Flux<byte[]> subscribe(ServiceKey service, ViewFilter filter, PushHub.@Nullable Resume resume) {
     return Flux.create(sink -> {
       SubscriberQueue queue;
       synchronized (monitor) {
-        queue = hub.open(service, filter, registry, this::resync);
+        queue = hub.open(service, filter, resume, registry, this::resync);
       }
       queue.attach(sink);
       sink.onDispose(() -> {
@@ -344,6 +353,13 @@ public final class RegistryRuntime {
   public void completeSubscriptions() {
     synchronized (monitor) {
       hub.completeAll();
+    }
+  }
+
+  /** Changes kept for subscribers that resume, for all services. */
+  public int resumeHistorySize() {
+    synchronized (monitor) {
+      return hub.resumeHistorySize();
     }
   }
 

@@ -43,6 +43,7 @@ import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.ErrorTable;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.replication.ReplicaRequest;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
@@ -151,13 +152,31 @@ final class RequestHandlers {
     };
   }
 
+  /** Where a subscription resumes; null for a fresh one. */
+  private static PushHub.@Nullable Resume resume(Query query) {
+    if (query.sinceRevision() == null) {
+      if (query.node() != null) {
+        throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "node is only for a resume: give sinceRevision with it");
+      }
+      return null;
+    }
+    if (query.sinceRevision() < 0) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "sinceRevision must be 0 or more");
+    }
+    if (query.node() == null || query.node().isEmpty()) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "node is required with sinceRevision: the node of the "
+          + "SNAPSHOT or RESUMED event the revision came from");
+    }
+    return new PushHub.Resume(query.sinceRevision(), query.node());
+  }
+
   /** Opens a request-stream route. */
   Flux<byte[]> stream(@Nullable Principal principal, Route route, ByteBuf data) {
     if (route == Route.SERVICE_SUBSCRIBE) {
       Query query = json.decode(data, Query.class);
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       access.require(principal, Permission.READ, key.namespace());
-      return runtime.subscribe(key, ViewFilter.of(query.clusters(), query.healthyOnly()));
+      return runtime.subscribe(key, ViewFilter.of(query.clusters(), query.healthyOnly()), resume(query));
     }
     if (route == Route.ADMIN_TRACE) {
       TraceQuery query = json.decode(data, TraceQuery.class);
@@ -216,6 +235,10 @@ final class RequestHandlers {
   }
 
   private byte[] query(@Nullable Principal principal, Query body) {
+    if (body.sinceRevision() != null || body.node() != null) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "sinceRevision and node are for service.subscribe: "
+          + "service.query answers the view as it is now");
+    }
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     access.require(principal, Permission.READ, key.namespace());
     ViewFilter filter = ViewFilter.of(body.clusters(), body.healthyOnly());
