@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -20,7 +21,8 @@ import reactor.core.scheduler.Schedulers;
  * Watched views. One server subscription per distinct view however many callers watch it; the
  * latest view is replayed to late subscribers; after the last subscriber leaves the subscription
  * is kept for a grace period, then released. On every new connection the view is subscribed
- * again and continues from a fresh snapshot; while disconnected the last view is repeated,
+ * again, resuming from the last revision applied (the server sends only what was missed, or a
+ * fresh snapshot when it no longer can); while disconnected the last view is repeated,
  * flagged stale, and an empty snapshot right after a reconnect is held back (see
  * {@link #holdBackEmpty}).
  */
@@ -56,17 +58,19 @@ final class Watches {
 
   private Flux<ServiceView> share(Key key) {
     AtomicReference<ServiceView> last = new AtomicReference<>();
-    return connections.links()
-        .switchMap(link -> {
-          if (link.isEmpty()) {
-            ServiceView seen = last.get();
-            return seen == null ? Flux.<ServiceView>never() : Flux.just(seen.asStale()).concatWith(Flux.never());
-          }
-          Flux<ServiceView> fresh = fold(key, stream(link.get(), key));
+    return Flux.defer(() -> {
+      FoldedState state = new FoldedState(key.service());
+      return connections.links().switchMap(link -> {
+        if (link.isEmpty()) {
           ServiceView seen = last.get();
-          return seen == null || seen.instances().isEmpty() ? fresh : holdBackEmpty(fresh);
-        })
-        .doOnNext(last::set)
+          return seen == null ? Flux.<ServiceView>never() : Flux.just(seen.asStale()).concatWith(Flux.never());
+        }
+        // Resumes from the last revision applied: only what was missed comes, or a fresh snapshot.
+        Flux<ServiceView> fresh = fold(state, stream(link.get(), key, state.resumePoint()));
+        ServiceView seen = last.get();
+        return seen == null || seen.instances().isEmpty() ? fresh : holdBackEmpty(fresh);
+      }).doOnNext(last::set);
+    })
         .doOnSubscribe(s -> live.put(key, Boolean.TRUE))
         .doFinally(signal -> live.remove(key))
         .replay(1)
@@ -101,8 +105,13 @@ final class Watches {
   }
 
   private Flux<ServiceEvent> stream(Link link, Key key) {
-    Query query = new Query(key.service().namespace(), key.service().group(), key.service().service(),
+    return stream(link, key, null);
+  }
+
+  private Flux<ServiceEvent> stream(Link link, Key key, @Nullable ResumePoint from) {
+    Query fresh = new Query(key.service().namespace(), key.service().group(), key.service().service(),
         key.clusters(), key.healthyOnly());
+    Query query = from == null ? fresh : fresh.resumingAfter(from.revision(), from.node());
     return link.socket().requestStream(Wire.payload(Route.SERVICE_SUBSCRIBE.routeName(), query))
         .map(payload -> Wire.decode(payload, ServiceEvent.class))
         // A refusal ends the watch with a typed error; a lost connection waits for the next one.
@@ -116,24 +125,33 @@ final class Watches {
    * skipped and the next view shows everything up to the latest event. Each view is complete and
    * correct at its revision; nothing is shown before the subscription's snapshot.
    */
-  private static Flux<ServiceView> fold(Key key, Flux<ServiceEvent> events) {
-    return Flux.defer(() -> {
-      FoldedState state = new FoldedState(key.service());
-      return events
-          .filter(state::apply)
-          .onBackpressureLatest()
-          .publishOn(Schedulers.parallel(), 1)
-          .map(latest -> state.view());
-    });
+  private static Flux<ServiceView> fold(FoldedState state, Flux<ServiceEvent> events) {
+    return events
+        .filter(state::apply)
+        .onBackpressureLatest()
+        .publishOn(Schedulers.parallel(), 1)
+        .map(latest -> state.view());
   }
 
-  /** The instances of one subscription, folded from its events; applied and read under its own lock. */
+  /** Where a watch resumes: after this revision of that server's stream. */
+  record ResumePoint(long revision, String node) {}
+
+  /**
+   * The instances of one watch, folded from its events across connections; applied and read
+   * under its own lock.
+   */
   private static final class FoldedState {
     private final ServiceName service;
     private final Map<String, InstanceBody> instances = new LinkedHashMap<>();
     private boolean snapshotSeen;
     private boolean protection;
     private long revision;
+    private @Nullable String node;
+
+    /** Where the next subscription resumes; null before the first snapshot (or from an old server). */
+    synchronized @Nullable ResumePoint resumePoint() {
+      return snapshotSeen && node != null ? new ResumePoint(revision, node) : null;
+    }
 
     FoldedState(ServiceName service) {
       this.service = service;
@@ -149,6 +167,10 @@ final class Watches {
           }
           protection = Boolean.TRUE.equals(event.protectionTriggered());
           snapshotSeen = true;
+          node = event.node();
+        }
+        case ServiceEvent.RESUMED -> {
+          // What was missed follows; meanwhile the view as it was is current again.
         }
         case ServiceEvent.UPSERT -> instances.put(event.instance().instanceId(), event.instance());
         case ServiceEvent.REMOVE -> instances.remove(event.instanceId());

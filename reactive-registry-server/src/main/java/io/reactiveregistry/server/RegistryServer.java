@@ -370,6 +370,10 @@ public final class RegistryServer implements Disposable {
     meters.gauge("registry.subscribers", "open service.subscribe streams", runtime::subscriberCount);
     meters.gauge("registry.resume.history.events", "changes kept for subscribers that resume (sinceRevision)",
         runtime::resumeHistorySize);
+    meters.counter("registry.subscriptions.resumed", "subscriptions that asked to resume (sinceRevision) and did",
+        runtime, r -> r.resumes(true), "outcome", "resumed");
+    meters.counter("registry.subscriptions.resumed", "subscriptions that asked to resume but got a snapshot",
+        runtime, r -> r.resumes(false), "outcome", "snapshot");
     meters.gauge("registry.self.preservation", "1 while missed heartbeats do not expire instances",
         () -> runtime.read(RegistryReads::selfPreserving) ? 1 : 0);
     meters.gauge("registry.services", "services", () -> runtime.read(RegistryReads::serviceCount));

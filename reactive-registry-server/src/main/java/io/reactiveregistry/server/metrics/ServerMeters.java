@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -89,6 +90,11 @@ public final class ServerMeters {
 
   public void gauge(String name, String description, Supplier<Number> value, String... tags) {
     Gauge.builder(name, value).strongReference(true).tags(tags).description(description).register(registry);
+  }
+
+  /** A counter kept elsewhere, read when scraped. */
+  public <T> void counter(String name, String description, T source, ToDoubleFunction<T> value, String... tags) {
+    FunctionCounter.builder(name, source, value).tags(tags).description(description).register(registry);
   }
 
   public void request(Route route, long startNanos, ErrorCode error) {

@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +26,8 @@ public final class PushHub {
   private final int maxPending;
   private final LongConsumer pushed;
   private final ResumeHistory history;
+  private final AtomicLong resumed = new AtomicLong();
+  private final AtomicLong notResumed = new AtomicLong();
   private int subscriberCount;
 
   /** @param maxPending how many events one subscriber may have pending before they collapse into a snapshot */
@@ -73,6 +76,9 @@ public final class PushHub {
       views.add(channel);
     }
     SubscriberQueue queue = new SubscriberQueue(channel, maxPending, resync, pushed);
+    if (resume != null) {
+      (missed == null ? notResumed : resumed).incrementAndGet();
+    }
     if (missed == null) {
       OutboundEvent snapshot = channel.snapshot(registry);
       queue.offer(resume == null ? snapshot : new OutboundEvent(snapshot.message().notResumed()));
@@ -161,6 +167,11 @@ public final class PushHub {
     }
     subscriberCount = 0;
     all.forEach(SubscriberQueue::complete);
+  }
+
+  /** Subscriptions that asked to resume: those that did, and those that got a snapshot instead. */
+  public long resumes(boolean made) {
+    return made ? resumed.get() : notResumed.get();
   }
 
   /** Changes kept for subscribers that resume, for all services. */

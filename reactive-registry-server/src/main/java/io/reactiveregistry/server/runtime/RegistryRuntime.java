@@ -356,6 +356,11 @@ public final class RegistryRuntime {
     }
   }
 
+  /** Subscriptions that asked to resume: those that did ({@code made}), and those that got a snapshot. */
+  public long resumes(boolean made) {
+    return hub.resumes(made);
+  }
+
   /** Changes kept for subscribers that resume, for all services. */
   public int resumeHistorySize() {
     synchronized (monitor) {

@@ -19,7 +19,9 @@ import io.reactiveregistry.protocol.message.TraceEvent;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterEach;
@@ -141,6 +143,61 @@ class ContractOverTransportsTest {
     app.close();
     await().atMost(WAIT).until(() -> call(ops, "service.query", orders(""), ServiceSnapshot.class).instances()
         .isEmpty());
+    open.forEach(Disposable::dispose);
+  }
+  /** A subscriber that lost its stream resumes with only what it missed (contract: sinceRevision). */
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void aSubscriptionResumesFromTheLastRevisionItSaw(Transport transport) {
+    WireClient app = transport.connect.apply(fixture, "app");
+    WireClient ops = transport.connect.apply(fixture, "ops");
+    String instance5 = orders(",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}");
+    app.call("instance.register", instance5);
+    List<Disposable> open = new CopyOnWriteArrayList<>();
+    List<ServiceEvent> first = stream(ops, "service.subscribe", orders(""), ServiceEvent.class, open);
+    await().atMost(WAIT).until(() -> first.size() == 1);
+    ServiceEvent snapshot = first.get(0);
+    assertThat(snapshot.node()).isEqualTo(call(ops, "server.info", "{}", ServerInfo.class).nodeId());
+    open.forEach(Disposable::dispose);
+    await().atMost(WAIT).until(() -> fixture.server().runtime().subscriberCount() == 0);
+
+    // Missed while away: two registrations and a deregistration.
+    app.call("instance.register", orders(",\"instance\":{\"ip\":\"127.0.0.6\",\"port\":8080}"));
+    app.call("instance.register", orders(",\"instance\":{\"ip\":\"127.0.0.7\",\"port\":8080}"));
+    app.call("instance.deregister", instance5);
+
+    String resume = orders(",\"sinceRevision\":" + snapshot.revision() + ",\"node\":\"" + snapshot.node() + "\"");
+    List<ServiceEvent> resumed = stream(ops, "service.subscribe", resume, ServiceEvent.class, open);
+    await().atMost(WAIT).until(() -> resumed.size() == 4);
+    assertThat(resumed).extracting(ServiceEvent::type).containsExactly("RESUMED", "UPSERT", "UPSERT", "REMOVE");
+    assertThat(resumed).extracting(ServiceEvent::revision).isSorted();
+    Map<String, InstanceBody> fold = new TreeMap<>();
+    snapshot.instances().forEach(i -> fold.put(i.instanceId(), i));
+    for (ServiceEvent event : resumed) {
+      switch (event.type()) {
+        case "UPSERT" -> fold.put(event.instance().instanceId(), event.instance());
+        case "REMOVE" -> fold.remove(event.instanceId());
+        default -> { }
+      }
+    }
+    assertThat(fold.values()).containsExactlyInAnyOrderElementsOf(
+        call(ops, "service.query", orders(""), ServiceSnapshot.class).instances());
+
+    // From another server's revisions: a snapshot, flagged.
+    List<ServiceEvent> elsewhere = stream(ops, "service.subscribe",
+        orders(",\"sinceRevision\":" + snapshot.revision() + ",\"node\":\"another-node\""), ServiceEvent.class,
+        open);
+    await().atMost(WAIT).until(() -> elsewhere.size() == 1);
+    assertThat(elsewhere.get(0)).extracting(ServiceEvent::type, ServiceEvent::resumed)
+        .containsExactly("SNAPSHOT", false);
+    // Bad resumes are refused naming the field, and the connection stays usable.
+    assertThat(ops.error("service.query", orders(",\"sinceRevision\":3,\"node\":\"x\"")).message())
+        .contains("sinceRevision and node are for service.subscribe");
+    assertThat(ops.stream("service.subscribe", orders(",\"node\":\"x\"")).materialize().blockFirst(WAIT)
+        .getThrowable()).hasMessageContaining("node is only for a resume");
+    assertThat(ops.stream("service.subscribe", orders(",\"sinceRevision\":4")).materialize().blockFirst(WAIT)
+        .getThrowable()).hasMessageContaining("node is required with sinceRevision");
+    assertThat(call(ops, "service.query", orders(""), ServiceSnapshot.class).instances()).hasSize(2);
     open.forEach(Disposable::dispose);
   }
 }

@@ -11,18 +11,20 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A TCP forwarder on loopback between two cluster members, which a test can partition: while
+ * A TCP forwarder on loopback (between two cluster members, or a client and its server), which a
+ * test can partition or cut: while
  * paused, nothing it holds is forwarded either way (the bytes wait, as on a link that went silent),
  * and connections opened meanwhile are accepted but carry nothing; {@link #heal} closes what was
  * held (both ends see it end, as after a real partition) and forwards again.
  */
-final class LinkProxy implements AutoCloseable {
+public final class LinkProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final int target;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private volatile boolean paused;
 
-  LinkProxy(int port, int target) throws IOException {
+  /** Forwards from {@code port} (0: a free one, see {@link #port()}) to {@code target} on loopback. */
+  public LinkProxy(int port, int target) throws IOException {
     this.target = target;
     this.listener = new ServerSocket();
     listener.setReuseAddress(true);
@@ -32,8 +34,17 @@ final class LinkProxy implements AutoCloseable {
     acceptor.start();
   }
 
+  public int port() {
+    return listener.getLocalPort();
+  }
+
   void pause() {
     paused = true;
+  }
+
+  /** Ends every connection it carries now (both ends see it end); new ones are forwarded. */
+  public void cut() {
+    heal();
   }
 
   void heal() {
