@@ -36,6 +36,8 @@ import picocli.CommandLine.Parameters;
         "  QueryLoad             --users [20] --rate [1000] per user per s --duration-ms [10000]",
         "  QueryStorm            --users [20] --queries [20000] per user --concurrency [32]",
         "  IdleConnections       --users [1000] --hold-ms [10000]",
+        "  ResumeCost            --instances [1000] --subscribers [50] --rounds [20] --gap-ms [1000] --resume [1]",
+        "                        --resume 0: subscribe afresh each time (a full snapshot), to compare",
         "Any of them: --p99-ms N, --min-throughput N and --max-server-cpu-us N (needs --server-pid) add",
         "assertions on the simulation's main request; a failed assertion exits with 1."})
 public final class LoadTestMain implements Callable<Integer> {

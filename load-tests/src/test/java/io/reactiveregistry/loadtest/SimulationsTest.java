@@ -145,6 +145,17 @@ class SimulationsTest {
   }
 
   @Test
+  void resumeCostResumesEverySubscriptionOrSubscribesAfresh() throws Exception {
+    RunResult resumed = run("ResumeCost", "instances", "30", "subscribers", "3", "rounds", "2", "gap-ms", "50");
+    assertThat(stats(resumed, "resubscribe").ok()).as("every resubscription resumed").isEqualTo(6);
+    assertThat(resumed.passed()).isTrue();
+    RunResult fresh = run("ResumeCost", "instances", "30", "subscribers", "3", "rounds", "2", "gap-ms", "50",
+        "resume", "0");
+    assertThat(stats(fresh, "resubscribe").ok()).isEqualTo(6);
+    reportOf(fresh);
+  }
+
+  @Test
   void queryLoadRunsAtTheRequestedRate() throws Exception {
     RunResult result = run("QueryLoad", "users", "2", "rate", "200", "duration-ms", "1000");
 

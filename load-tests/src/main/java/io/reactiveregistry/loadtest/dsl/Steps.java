@@ -14,8 +14,9 @@ import reactor.core.publisher.Mono;
  * The steps a virtual user can run. Request names recorded in the metrics: {@code connect},
  * {@code register}, {@code heartbeat}, {@code query}, {@code update}, {@code deregister},
  * {@code subscribe} (request to first SNAPSHOT), {@code push} (a change sent to a subscriber
- * holding it), {@code close-to-remove} (an abrupt close to a subscriber seeing the REMOVE) and
- * {@code redo} (a reconnect until registrations and subscriptions are back).
+ * holding it), {@code close-to-remove} (an abrupt close to a subscriber seeing the REMOVE),
+ * {@code redo} (a reconnect until registrations and subscriptions are back) and
+ * {@code resubscribe} (a subscription again, resumed or fresh, to its first event).
  */
 public final class Steps {
   /** Metadata key carrying the moment a change was sent, read back by subscribers. */
@@ -212,6 +213,29 @@ public final class Steps {
           .take(hold)
           .then();
     };
+  }
+
+  /**
+   * Subscribes to {@code service} and keeps the revision and node of its first SNAPSHOT; then
+   * {@code rounds} times stays away for {@code gap} and subscribes again — resuming from that
+   * revision when {@code resume}, else afresh — recording {@code resubscribe} from the request to
+   * the stream's first event (a resume that gets a SNAPSHOT instead counts as failed).
+   */
+  public static Step resubscribe(String service, int rounds, Duration gap, boolean resume) {
+    String fresh = "{\"service\":\"" + service + "\"}";
+    return user -> user.stream("service.subscribe", fresh).next().flatMap(first -> {
+      ServiceEvent snapshot = json.decode(first, ServiceEvent.class);
+      String again = !resume ? fresh : "{\"service\":\"" + service + "\",\"sinceRevision\":" + snapshot.revision()
+          + ",\"node\":\"" + snapshot.node() + "\"}";
+      return Flux.range(0, rounds)
+          .concatMap(round -> Mono.delay(gap).then(Mono.defer(() -> {
+            long start = System.nanoTime();
+            return user.stream("service.subscribe", again).next()
+                .doOnNext(text -> user.metrics().record("resubscribe", start, System.nanoTime(),
+                    !resume || text.contains("\"type\":\"RESUMED\"")));
+          })))
+          .then();
+    });
   }
 
   private static void observe(VirtualUser user, String service, ServiceEvent event, long now) {

@@ -19,6 +19,7 @@ import static io.reactiveregistry.loadtest.dsl.Steps.query;
 import static io.reactiveregistry.loadtest.dsl.Steps.queryAtRate;
 import static io.reactiveregistry.loadtest.dsl.Steps.reconnectAndRedo;
 import static io.reactiveregistry.loadtest.dsl.Steps.register;
+import static io.reactiveregistry.loadtest.dsl.Steps.resubscribe;
 import static io.reactiveregistry.loadtest.dsl.Steps.subscribe;
 
 import io.reactiveregistry.loadtest.dsl.Assertion;
@@ -40,7 +41,8 @@ public final class BuiltIn {
       "ReconnectStorm", BuiltIn::reconnectStorm,
       "QueryLoad", BuiltIn::queryLoad,
       "QueryStorm", BuiltIn::queryStorm,
-      "IdleConnections", BuiltIn::idleConnections));
+      "IdleConnections", BuiltIn::idleConnections,
+      "ResumeCost", BuiltIn::resumeCost));
 
   private BuiltIn() {}
 
@@ -143,6 +145,30 @@ public final class BuiltIn {
             .inject(atOnceUsers(users)))
         .maxDuration(p.millis("max-duration-ms", 120_000))
         .assertions(withOptional(p, "redo", errorPercent("*").lessThan(0.1), count("redo").atLeast(users)));
+  }
+
+  /**
+   * Subscribers of a large, quiet service lose their stream and subscribe again a second later,
+   * resuming from the revision they saw ({@code --resume 1}) or afresh ({@code --resume 0}): run
+   * both with {@code --server-pid} to compare what a resume and a full snapshot cost the server.
+   */
+  static Simulation resumeCost(Params p) {
+    int instances = p.integer("instances", 1_000);
+    int subscribers = p.integer("subscribers", 50);
+    int rounds = p.integer("rounds", 20);
+    Duration gap = p.millis("gap-ms", 1_000);
+    boolean resume = p.integer("resume", 1) == 1;
+    Duration max = gap.multipliedBy(rounds).multipliedBy(2).plusSeconds(60);
+    return Simulation.named("ResumeCost")
+        .setUp(
+            // The owner holds the service's instances until every subscriber is done.
+            scenario("owner").exec(connect()).exec(register("resumable", instances, 64))
+                .exec(awaitOk("resubscribe", (long) subscribers * rounds, max)).inject(atOnceUsers(1)),
+            scenario("subscribers").exec(awaitOk("register", instances, Duration.ofSeconds(60))).exec(connect())
+                .exec(resubscribe("resumable", rounds, gap, resume)).inject(atOnceUsers(subscribers)))
+        .maxDuration(max.plusSeconds(30))
+        .assertions(withOptional(p, "resubscribe", errorPercent("*").lessThan(0.1),
+            count("resubscribe").atLeast((long) subscribers * rounds)));
   }
 
   /** Read traffic at a constant rate (an open model, corrected for coordinated omission). */

@@ -44,7 +44,7 @@ public final class ResumeHistory {
    * @param totalEvents changes kept for all services together: the memory bound
    */
   public record Limits(int eventsPerService, Duration maxAge, int totalEvents) {
-    public static final Limits DEFAULTS = new Limits(1_000, Duration.ofMinutes(5), 100_000);
+    public static final Limits DEFAULTS = new Limits(1_000, Duration.ofMinutes(5), 50_000);
 
     public Limits {
       if (eventsPerService < 0 || totalEvents < 0 || maxAge.isNegative()) {
@@ -85,10 +85,31 @@ public final class ResumeHistory {
     final long atMillis;
     boolean dropped;
 
+    /**
+     * The change as a view sees it — its instance upserted, or gone (an instance a healthy-only
+     * view no longer shows) — each encoded once for every subscriber that resumes past it.
+     */
+    @Nullable OutboundEvent upsert;
+    @Nullable OutboundEvent remove;
+
     Entry(ServiceHistory owner, RegistryEvent event, long atMillis) {
       this.owner = owner;
       this.event = event;
       this.atMillis = atMillis;
+    }
+
+    OutboundEvent upsert(InstanceView instance) {
+      if (upsert == null) {
+        upsert = new OutboundEvent(ServiceEvent.upsert(event.revision(), WireViews.instance(instance)));
+      }
+      return upsert;
+    }
+
+    OutboundEvent remove(InstanceView instance) {
+      if (remove == null) {
+        remove = new OutboundEvent(ServiceEvent.remove(event.revision(), instance.instanceId()));
+      }
+      return remove;
     }
   }
 
@@ -222,14 +243,14 @@ public final class ResumeHistory {
       // the history does not hold enough to tell, a snapshot does.
       return null;
     }
-    List<RegistryEvent> missed = new ArrayList<>();
+    List<Entry> missed = new ArrayList<>();
     Iterator<Entry> newestFirst = history.entries.descendingIterator();
     while (newestFirst.hasNext()) {
-      RegistryEvent event = newestFirst.next().event;
-      if (event.revision() <= since) {
+      Entry entry = newestFirst.next();
+      if (entry.event.revision() <= since) {
         break;
       }
-      missed.add(event);
+      missed.add(entry);
     }
     List<OutboundEvent> out = new ArrayList<>(missed.size() + 1);
     out.add(new OutboundEvent(ServiceEvent.resumed(since, node)));
@@ -237,7 +258,8 @@ public final class ResumeHistory {
     // missed change it does not, so leaving the view then is a REMOVE the subscriber may not need.
     Map<String, Boolean> shown = new HashMap<>();
     for (int i = missed.size() - 1; i >= 0; i--) {
-      RegistryEvent event = missed.get(i);
+      Entry entry = missed.get(i);
+      RegistryEvent event = entry.event;
       InstanceView instance = event instanceof InstanceUpserted upserted ? upserted.instance()
           : event instanceof InstanceRemoved removed ? removed.instance() : null;
       if (instance == null || !filter.includesCluster(instance.cluster())) {
@@ -246,9 +268,9 @@ public final class ResumeHistory {
       boolean visible = event instanceof InstanceUpserted && ViewRules.visible(instance, filter, false);
       Boolean before = shown.put(instance.instanceId(), visible);
       if (visible) {
-        out.add(new OutboundEvent(ServiceEvent.upsert(event.revision(), WireViews.instance(instance))));
+        out.add(entry.upsert(instance));
       } else if (!Boolean.FALSE.equals(before)) {
-        out.add(new OutboundEvent(ServiceEvent.remove(event.revision(), instance.instanceId())));
+        out.add(entry.remove(instance));
       }
     }
     return out;

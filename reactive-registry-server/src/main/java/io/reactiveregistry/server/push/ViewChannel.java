@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * All subscribers of one view (service + filter). It remembers which instances the view shows, so
@@ -29,6 +30,8 @@ final class ViewChannel {
   private final Set<String> visible = new HashSet<>();
   private boolean serviceExists;
   private boolean protectionTriggered;
+  private @Nullable OutboundEvent lastSnapshot;
+  private long lastSnapshotRevision;
 
   private final String node;
 
@@ -50,9 +53,18 @@ final class ViewChannel {
     return subscribers;
   }
 
-  /** A snapshot of the view now, and the channel's state reset to match it. */
+  /**
+   * A snapshot of the view now, and the channel's state reset to match it. Subscribers that ask
+   * at the same revision (a reconnect storm of watchers) share one snapshot, encoded once: nothing
+   * has changed anywhere in between, so neither has the view nor the channel's state.
+   */
   OutboundEvent snapshot(RegistryReads registry) {
-    return new OutboundEvent(ServiceEvent.snapshot(WireViews.snapshot(reset(registry)), node));
+    long revision = registry.revision();
+    if (lastSnapshot == null || lastSnapshotRevision != revision) {
+      lastSnapshot = new OutboundEvent(ServiceEvent.snapshot(WireViews.snapshot(reset(registry)), node));
+      lastSnapshotRevision = revision;
+    }
+    return lastSnapshot;
   }
 
   /** The channel's state reset to the view now, which it returns. */

@@ -121,8 +121,16 @@ class PushHubTest {
     assertThat(first).hasSize(2);
     assertThat(second).hasSize(2);
     assertThat(first.get(1)).isSameAs(second.get(1));
+    // Asked at the same revision, the snapshot too is encoded once (a reconnect storm of watchers).
+    assertThat(first.get(0)).isSameAs(second.get(0));
+    // After a change, a new subscriber gets a new snapshot.
+    List<byte[]> third = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var c = runtime.subscribe(orders, ViewFilter.ALL).subscribe(third::add);
+    assertThat(third.get(0)).isNotSameAs(first.get(0));
+    assertThat(JsonCodec.json().decode(third.get(0), ServiceEvent.class).instances()).hasSize(2);
     a.dispose();
     b.dispose();
+    c.dispose();
   }
 
   @Test
