@@ -38,6 +38,8 @@ import picocli.CommandLine.Parameters;
         "  IdleConnections       --users [1000] --hold-ms [10000]",
         "  ResumeCost            --instances [1000] --subscribers [50] --rounds [20] --gap-ms [1000] --resume [1]",
         "                        --resume 0: subscribe afresh each time (a full snapshot), to compare",
+        "  LoneHeartbeats        --users [500] --instances [20] per user --interval-ms [5000] --duration-ms [30000]",
+        "                        each heartbeat alone on its connection (RegistrationStorm --concurrency 1: lone registrations)",
         "Any of them: --p99-ms N, --min-throughput N and --max-server-cpu-us N (needs --server-pid) add",
         "assertions on the simulation's main request; a failed assertion exits with 1."})
 public final class LoadTestMain implements Callable<Integer> {

@@ -156,6 +156,16 @@ class SimulationsTest {
   }
 
   @Test
+  void loneHeartbeatsSendEveryInstancesHeartbeatEachInterval() throws Exception {
+    RunResult result = run("LoneHeartbeats", "users", "4", "instances", "5", "interval-ms", "500",
+        "duration-ms", "1500");
+    // 3 rounds of 5 instances for each of 4 users, each acknowledged by a round trip after its round.
+    assertThat(stats(result, "heartbeat").ok()).isEqualTo(4 * 5 * 3);
+    assertThat(stats(result, "heartbeat-ack").ok()).isEqualTo(4 * 3);
+    assertThat(result.passed()).isTrue();
+  }
+
+  @Test
   void queryLoadRunsAtTheRequestedRate() throws Exception {
     RunResult result = run("QueryLoad", "users", "2", "rate", "200", "duration-ms", "1000");
 

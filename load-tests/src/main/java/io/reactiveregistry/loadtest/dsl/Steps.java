@@ -7,6 +7,7 @@ import io.reactiveregistry.protocol.message.ServiceEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -113,6 +114,40 @@ public final class Steps {
                   long now = System.nanoTime();
                   for (int i = 0; i < bodies.size(); i++) {
                     user.metrics().record("heartbeat", sent, now, true);
+                  }
+                });
+          })
+          .then();
+    };
+  }
+
+  /**
+   * Every {@code interval}, one heartbeat per registered instance, spread evenly over the interval
+   * so that each arrives alone on its connection, as a real fleet's do; a round trip after each
+   * round acknowledges it (as above). Users start at a random point of the first gap between two
+   * heartbeats, so that they spread over time too.
+   */
+  public static Step spreadHeartbeats(Duration interval, Duration during) {
+    return user -> {
+      List<String> bodies = heartbeatBodies(user);
+      if (bodies.isEmpty()) {
+        return Mono.empty();
+      }
+      Duration gap = interval.dividedBy(bodies.size());
+      Duration offset = Duration.ofNanos(ThreadLocalRandom.current().nextLong(Math.max(1, gap.toNanos())));
+      return Mono.delay(offset).thenMany(ticks(interval, during.toNanos() / interval.toNanos()))
+          .concatMap(round -> {
+            long[] sent = new long[bodies.size()];
+            return Flux.range(0, bodies.size())
+                .concatMap(i -> Mono.delay(i == 0 ? Duration.ZERO : gap).then(Mono.defer(() -> {
+                  sent[i] = System.nanoTime();
+                  return user.fire("instance.heartbeat", bodies.get(i));
+                })))
+                .then(user.request("heartbeat-ack", "server.info", "{}"))
+                .doOnNext(ack -> {
+                  long now = System.nanoTime();
+                  for (long at : sent) {
+                    user.metrics().record("heartbeat", at, now, true);
                   }
                 });
           })
