@@ -6,6 +6,7 @@ import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import reactor.core.publisher.Flux;
@@ -107,15 +108,10 @@ public final class Steps {
       List<String> bodies = heartbeatBodies(user);
       return ticks(interval, during.toNanos() / interval.toNanos())
           .concatMap(tick -> {
-            long sent = System.nanoTime();
-            return Flux.fromIterable(bodies).concatMap(body -> user.fire("instance.heartbeat", body))
-                .then(user.request("heartbeat-ack", "server.info", "{}"))
-                .doOnNext(ack -> {
-                  long now = System.nanoTime();
-                  for (int i = 0; i < bodies.size(); i++) {
-                    user.metrics().record("heartbeat", sent, now, true);
-                  }
-                });
+            long[] sent = new long[bodies.size()];
+            Arrays.fill(sent, System.nanoTime());
+            return acknowledged(user, sent, Flux.fromIterable(bodies)
+                .concatMap(body -> user.fire("instance.heartbeat", body)).then());
           })
           .then();
     };
@@ -138,21 +134,30 @@ public final class Steps {
       return Mono.delay(offset).thenMany(ticks(interval, during.toNanos() / interval.toNanos()))
           .concatMap(round -> {
             long[] sent = new long[bodies.size()];
-            return Flux.range(0, bodies.size())
+            return acknowledged(user, sent, Flux.range(0, bodies.size())
                 .concatMap(i -> Mono.delay(i == 0 ? Duration.ZERO : gap).then(Mono.defer(() -> {
                   sent[i] = System.nanoTime();
                   return user.fire("instance.heartbeat", bodies.get(i));
                 })))
-                .then(user.request("heartbeat-ack", "server.info", "{}"))
-                .doOnNext(ack -> {
-                  long now = System.nanoTime();
-                  for (long at : sent) {
-                    user.metrics().record("heartbeat", at, now, true);
-                  }
-                });
+                .then());
           })
           .then();
     };
+  }
+
+  /**
+   * Sends {@code heartbeats}, then a round trip on the same connection that proves the server has
+   * processed them; each heartbeat is recorded from when it was sent ({@code sent}) to that proof.
+   */
+  private static Mono<Void> acknowledged(VirtualUser user, long[] sent, Mono<Void> heartbeats) {
+    return heartbeats.then(user.request("heartbeat-ack", "server.info", "{}"))
+        .doOnNext(ack -> {
+          long now = System.nanoTime();
+          for (long at : sent) {
+            user.metrics().record("heartbeat", at, now, true);
+          }
+        })
+        .then();
   }
 
   /**

@@ -79,6 +79,13 @@ class ResumeTest {
     }
   }
 
+  /** A subscriber of the view that took its snapshot and left: the revision it would resume from. */
+  private long snapshotAndLeave(RegistryRuntime runtime, ViewFilter filter) {
+    try (Subscriber first = new Subscriber(runtime, orders, filter, null)) {
+      return first.lastRevision();
+    }
+  }
+
   private Subscriber subscribe(RegistryRuntime runtime, PushHub.Resume resume) {
     return new Subscriber(runtime, orders, ViewFilter.ALL, resume);
   }
@@ -112,10 +119,7 @@ class ResumeTest {
   void aResumeWithNothingMissedIsJustResumed() {
     RegistryRuntime runtime = runtime();
     register(runtime, 1);
-    long seen;
-    try (Subscriber first = subscribe(runtime, null)) {
-      seen = first.lastRevision();
-    }
+    long seen = snapshotAndLeave(runtime, ViewFilter.ALL);
     runtime.execute(new Command.Register(alice, ServiceKey.of(null, null, "elsewhere"), true, instance(9)));
     try (Subscriber resumed = subscribe(runtime, new PushHub.Resume(seen, NODE))) {
       assertThat(resumed.types()).containsExactly("RESUMED");
@@ -126,10 +130,7 @@ class ResumeTest {
   void outsideTheHistoryTheSubscriberGetsASnapshotFlaggedNotResumed() {
     RegistryRuntime runtime = runtime(new ResumeHistory.Limits(3, Duration.ofMinutes(5), 100));
     register(runtime, 1);
-    long seen;
-    try (Subscriber first = subscribe(runtime, null)) {
-      seen = first.lastRevision();
-    }
+    long seen = snapshotAndLeave(runtime, ViewFilter.ALL);
     for (int port = 2; port <= 5; port++) {
       register(runtime, port); // four changes: one more than the history keeps
     }
@@ -158,10 +159,7 @@ class ResumeTest {
   void changesOlderThanTheHistoryKeepsAreNotResumedFrom() {
     RegistryRuntime runtime = runtime(new ResumeHistory.Limits(1_000, Duration.ofSeconds(60), 100));
     register(runtime, 1);
-    long seen;
-    try (Subscriber first = subscribe(runtime, null)) {
-      seen = first.lastRevision();
-    }
+    long seen = snapshotAndLeave(runtime, ViewFilter.ALL);
     register(runtime, 2);
     clock.advance(Duration.ofSeconds(30));
     try (Subscriber resumed = subscribe(runtime, new PushHub.Resume(seen, NODE))) {
@@ -175,10 +173,7 @@ class ResumeTest {
   void aServiceDeletedInBetweenStartsOver() {
     RegistryRuntime runtime = runtime();
     register(runtime, 1);
-    long seen;
-    try (Subscriber first = subscribe(runtime, null)) {
-      seen = first.lastRevision();
-    }
+    long seen = snapshotAndLeave(runtime, ViewFilter.ALL);
     runtime.execute(new Command.Release(alice));
     clock.advance(Duration.ofMinutes(2)); // past the empty service's cleanup
     runtime.execute(new Command.CleanUp(false));
@@ -192,10 +187,7 @@ class ResumeTest {
     runtime.execute(new Command.CreateService(alice, orders, true, 0.5, Map.of()));
     register(runtime, 1);
     ViewFilter healthyOnly = ViewFilter.of(null, true);
-    long seen;
-    try (Subscriber first = new Subscriber(runtime, orders, healthyOnly, null)) {
-      seen = first.lastRevision();
-    }
+    long seen = snapshotAndLeave(runtime, healthyOnly);
     register(runtime, 2);
     try (Subscriber late = new Subscriber(runtime, orders, healthyOnly, new PushHub.Resume(seen, NODE))) {
       assertThat(late.types()).containsExactly("SNAPSHOT");
