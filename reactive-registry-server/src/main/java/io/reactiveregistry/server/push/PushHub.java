@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
@@ -51,16 +52,17 @@ public final class PushHub {
 
   /** A new subscriber of the view, its queue holding the view's current snapshot. */
   public SubscriberQueue open(ServiceKey service, ViewFilter filter, RegistryReads registry, SubscriberQueue.Resync resync) {
-    return open(service, filter, null, registry, resync);
+    return open(service, filter, null, null, registry, resync);
   }
 
   /**
    * A new subscriber of the view. Its queue holds the view's current snapshot; or, resuming within
    * the history, {@code RESUMED} and the changes it missed; or, resuming from outside it, the
-   * snapshot flagged as not resumed.
+   * snapshot flagged as not resumed. It drains on {@code drainer} when woken (see
+   * {@link SubscriberQueue#wake()}).
    */
-  public SubscriberQueue open(ServiceKey service, ViewFilter filter, @Nullable Resume resume, RegistryReads registry,
-      SubscriberQueue.Resync resync) {
+  public SubscriberQueue open(ServiceKey service, ViewFilter filter, @Nullable Resume resume,
+      @Nullable Executor drainer, RegistryReads registry, SubscriberQueue.Resync resync) {
     List<OutboundEvent> missed = resume == null ? null
         : history.missedSince(service, filter, resume.revision(), resume.node(), registry);
     List<ViewChannel> views = channels.computeIfAbsent(service, k -> new ArrayList<>(1));
@@ -75,7 +77,7 @@ public final class PushHub {
       channel = new ViewChannel(service, filter, history.node());
       views.add(channel);
     }
-    SubscriberQueue queue = new SubscriberQueue(channel, maxPending, resync, pushed);
+    SubscriberQueue queue = new SubscriberQueue(channel, maxPending, resync, pushed, drainer);
     if (resume != null) {
       (missed == null ? notResumed : resumed).incrementAndGet();
     }

@@ -1,8 +1,12 @@
 package io.reactiveregistry.server.push;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.FluxSink;
 
 /**
@@ -27,11 +31,16 @@ public final class SubscriberQueue {
   private volatile FluxSink<byte[]> sink;
   private volatile boolean closed;
 
-  SubscriberQueue(ViewChannel channel, int maxPending, Resync resync, LongConsumer pushed) {
+  /** Where the queue drains when woken; null: on the thread that woke it. */
+  private final @Nullable Executor drainer;
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+
+  SubscriberQueue(ViewChannel channel, int maxPending, Resync resync, LongConsumer pushed, @Nullable Executor drainer) {
     this.channel = channel;
     this.maxPending = maxPending;
     this.resync = resync;
     this.pushed = pushed;
+    this.drainer = drainer;
   }
 
   public ViewChannel channel() {
@@ -76,6 +85,28 @@ public final class SubscriberQueue {
     closed = true;
     synchronized (this) {
       pending.clear();
+    }
+  }
+
+  /**
+   * After new events were offered: drains on the subscriber's own thread (its connection's event
+   * loop) when it has one, once however often it is woken meanwhile — so that a change to a view
+   * with many subscribers is written by each subscriber's event loop, not all by the thread that
+   * made the change (whose own answer would wait for every write) — else at once.
+   */
+  public void wake() {
+    if (drainer == null) {
+      drain();
+    } else if (drainScheduled.compareAndSet(false, true)) {
+      try {
+        drainer.execute(() -> {
+          drainScheduled.set(false); // events offered from here on schedule another drain
+          drain();
+        });
+      } catch (RejectedExecutionException stopping) {
+        // The event loop is shutting down, and the subscriber's connection with it.
+        drainScheduled.set(false);
+      }
     }
   }
 

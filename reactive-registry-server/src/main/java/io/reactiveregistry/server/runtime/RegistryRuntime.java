@@ -189,7 +189,7 @@ public final class RegistryRuntime {
 
   private static void wake(Set<SubscriberQueue> woken) {
     for (SubscriberQueue queue : woken) {
-      queue.drain();
+      queue.wake();
     }
   }
 
@@ -321,10 +321,19 @@ public final class RegistryRuntime {
    * after it (then without a snapshot); see {@link PushHub#open}.
    */
   public Flux<byte[]> subscribe(ServiceKey service, ViewFilter filter, PushHub.@Nullable Resume resume) {
+    return subscribe(service, filter, resume, null);
+  }
+
+  /**
+   * The same stream, its events written from {@code drainer} (the subscriber's connection's event
+   * loop) rather than from the thread that made each change; null: from that thread.
+   */
+  public Flux<byte[]> subscribe(ServiceKey service, ViewFilter filter, PushHub.@Nullable Resume resume,
+      @Nullable Executor drainer) {
     return Flux.create(sink -> {
       SubscriberQueue queue;
       synchronized (monitor) {
-        queue = hub.open(service, filter, resume, registry, this::resync);
+        queue = hub.open(service, filter, resume, drainer, registry, this::resync);
       }
       queue.attach(sink);
       sink.onDispose(() -> {

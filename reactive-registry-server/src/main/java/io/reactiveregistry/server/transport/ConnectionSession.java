@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.transport;
 
+import io.netty.util.internal.ThreadExecutorMap;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Route;
@@ -150,7 +151,9 @@ final class ConnectionSession implements RSocket {
             + limits.maxSubscriptionsPerConnection() + " open subscriptions, the most allowed");
       }
       try {
-        Flux<Payload> stream = handlers.stream(principalOf(request), route, payload.sliceData())
+        // Called on the connection's event loop: its events are written from there.
+        Flux<Payload> stream = handlers.stream(principalOf(request), route, payload.sliceData(),
+            ThreadExecutorMap.currentExecutor())
             .map(DefaultPayload::create)
             .onErrorMap(error -> !(error instanceof ApplicationErrorException), ErrorMapping::toWire)
             .doFinally(signal -> subscriptions.decrementAndGet());

@@ -56,6 +56,7 @@ import io.reactiveregistry.server.wire.ServicePages;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -171,12 +172,12 @@ final class RequestHandlers {
   }
 
   /** Opens a request-stream route. */
-  Flux<byte[]> stream(@Nullable Principal principal, Route route, ByteBuf data) {
+  Flux<byte[]> stream(@Nullable Principal principal, Route route, ByteBuf data, @Nullable Executor eventLoop) {
     if (route == Route.SERVICE_SUBSCRIBE) {
       Query query = json.decode(data, Query.class);
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       access.require(principal, Permission.READ, key.namespace());
-      return runtime.subscribe(key, ViewFilter.of(query.clusters(), query.healthyOnly()), resume(query));
+      return runtime.subscribe(key, ViewFilter.of(query.clusters(), query.healthyOnly()), resume(query), eventLoop);
     }
     if (route == Route.ADMIN_TRACE) {
       TraceQuery query = json.decode(data, TraceQuery.class);

@@ -134,6 +134,29 @@ class PushHubTest {
   }
 
   @Test
+  void aSubscriberWithItsOwnThreadIsDrainedThereOncePerBurst() {
+    RegistryRuntime runtime = runtime(1_000);
+    register(runtime, 1);
+    java.util.ArrayDeque<Runnable> eventLoop = new java.util.ArrayDeque<>();
+    List<ServiceEvent> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var subscription = decoded(runtime.subscribe(orders, ViewFilter.ALL, null, eventLoop::add)).subscribe(received::add);
+    assertThat(received).extracting(ServiceEvent::type).containsExactly("SNAPSHOT"); // drained on request
+
+    register(runtime, 2);
+    register(runtime, 3);
+    register(runtime, 4);
+    assertThat(received).as("nothing written by the thread that made the changes").hasSize(1);
+    assertThat(eventLoop).as("one drain scheduled for the burst").hasSize(1);
+
+    eventLoop.poll().run();
+    assertThat(received).extracting(ServiceEvent::type).containsExactly("SNAPSHOT", "UPSERT", "UPSERT", "UPSERT");
+    assertThat(received).extracting(ServiceEvent::revision).isSorted();
+    register(runtime, 5);
+    assertThat(eventLoop).as("a later change schedules another").hasSize(1);
+    subscription.dispose();
+  }
+
+  @Test
   void aSlowSubscribersBacklogCollapsesIntoOneFreshSnapshot() {
     RegistryRuntime runtime = runtime(10);
     register(runtime, 1);
