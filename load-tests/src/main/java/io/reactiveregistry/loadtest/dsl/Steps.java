@@ -272,7 +272,7 @@ public final class Steps {
             long start = System.nanoTime();
             return user.stream("service.subscribe", again).next()
                 .doOnNext(text -> user.metrics().record("resubscribe", start, System.nanoTime(),
-                    !resume || text.contains("\"type\":\"RESUMED\"")));
+                    !resume || ServiceEvent.RESUMED.equals(json.decode(text, ServiceEvent.class).type())));
           })))
           .then();
     });

@@ -9,14 +9,28 @@ import io.reactiveregistry.protocol.message.ServiceEvent;
  */
 final class OutboundEvent {
   private final ServiceEvent message;
-  private final long createdAtNanos = System.nanoTime();
+  /** When the change was turned into this event, for push latency; 0 for one sent again later. */
+  private final long createdAtNanos;
   private volatile byte[] encoded;
 
   OutboundEvent(ServiceEvent message) {
-    this.message = message;
+    this(message, System.nanoTime());
   }
 
-  /** When the change was turned into this event, for push latency. */
+  private OutboundEvent(ServiceEvent message, long createdAtNanos) {
+    this.message = message;
+    this.createdAtNanos = createdAtNanos;
+  }
+
+  /**
+   * An event sent again, long after its change (to a subscriber that resumes): not a measure of
+   * push latency, which it would inflate by up to the history's age.
+   */
+  static OutboundEvent replayed(ServiceEvent message) {
+    return new OutboundEvent(message, 0);
+  }
+
+  /** When the change was turned into this event (nanoTime), for push latency; 0 when not timed. */
   long createdAtNanos() {
     return createdAtNanos;
   }

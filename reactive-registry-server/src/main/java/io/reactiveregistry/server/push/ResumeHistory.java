@@ -100,14 +100,14 @@ public final class ResumeHistory {
 
     OutboundEvent upsert(InstanceView instance) {
       if (upsert == null) {
-        upsert = new OutboundEvent(ServiceEvent.upsert(event.revision(), WireViews.instance(instance)));
+        upsert = OutboundEvent.replayed(ServiceEvent.upsert(event.revision(), WireViews.instance(instance)));
       }
       return upsert;
     }
 
     OutboundEvent remove(InstanceView instance) {
       if (remove == null) {
-        remove = new OutboundEvent(ServiceEvent.remove(event.revision(), instance.instanceId()));
+        remove = OutboundEvent.replayed(ServiceEvent.remove(event.revision(), instance.instanceId()));
       }
       return remove;
     }
@@ -253,7 +253,7 @@ public final class ResumeHistory {
       missed.add(entry);
     }
     List<OutboundEvent> out = new ArrayList<>(missed.size() + 1);
-    out.add(new OutboundEvent(ServiceEvent.resumed(since, node)));
+    out.add(OutboundEvent.replayed(ServiceEvent.resumed(since, node)));
     // Whether the view shows an instance, as far as the replay knows: before an instance's first
     // missed change it does not, so leaving the view then is a REMOVE the subscriber may not need.
     Map<String, Boolean> shown = new HashMap<>();

@@ -142,7 +142,9 @@ public final class SubscriberQueue {
         return;
       }
       out.next(next.bytes());
-      pushed.accept(next.createdAtNanos());
+      if (next.createdAtNanos() != 0) {
+        pushed.accept(next.createdAtNanos());
+      }
     }
   }
 }

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -36,10 +37,12 @@ class ResumeTest {
   private final ManualClock clock = new ManualClock(1_000_000);
   private final Owner alice = new Owner(1, "alice");
   private final ServiceKey orders = ServiceKey.of(null, null, "orders");
+  /** Events handed to subscribers that counted for push latency. */
+  private final AtomicInteger timed = new AtomicInteger();
 
   private RegistryRuntime runtime(ResumeHistory.Limits limits) {
     return new RegistryRuntime(new Registry(clock, RegistryConfig.DEFAULTS),
-        new PushHub(1_000, changedAt -> { }, new ResumeHistory(limits, clock, NODE)));
+        new PushHub(1_000, changedAt -> timed.incrementAndGet(), new ResumeHistory(limits, clock, NODE)));
   }
 
   private RegistryRuntime runtime() {
@@ -104,14 +107,17 @@ class ResumeTest {
     register(runtime, 3);
     runtime.execute(new Command.Deregister(alice, orders, "127.0.0.1#1#DEFAULT"));
 
+    timed.set(0);
     try (Subscriber resumed = subscribe(runtime, new PushHub.Resume(seen, NODE))) {
       assertThat(resumed.types()).containsExactly("RESUMED", "UPSERT", "REMOVE");
+      assertThat(timed).as("changes sent again long after are not push latency").hasValue(0);
       assertThat(resumed.events.get(0)).extracting(ServiceEvent::revision, ServiceEvent::node)
           .containsExactly(seen, NODE);
       assertThat(resumed.events.get(1).instance().instanceId()).isEqualTo("127.0.0.1#3#DEFAULT");
       assertThat(resumed.events.get(2).instanceId()).isEqualTo("127.0.0.1#1#DEFAULT");
       register(runtime, 4);
       assertThat(resumed.types()).containsExactly("RESUMED", "UPSERT", "REMOVE", "UPSERT");
+      assertThat(timed).as("a live change is").hasValue(1);
     }
   }
 
