@@ -66,7 +66,7 @@ final class Watches {
           return seen == null ? Flux.<ServiceView>never() : Flux.just(seen.asStale()).concatWith(Flux.never());
         }
         // Resumes from the last revision applied: only what was missed comes, or a fresh snapshot.
-        Flux<ServiceView> fresh = fold(state, stream(link.get(), key, state.resumePoint()));
+        Flux<ServiceView> fresh = fold(state, stream(link.get(), key, state.resumePoint(), true));
         ServiceView seen = last.get();
         return seen == null || seen.instances().isEmpty() ? fresh : holdBackEmpty(fresh);
       }).doOnNext(last::set);
@@ -105,13 +105,18 @@ final class Watches {
   }
 
   private Flux<ServiceEvent> stream(Link link, Key key) {
-    return stream(link, key, null);
+    return stream(link, key, null, false);
   }
 
-  private Flux<ServiceEvent> stream(Link link, Key key, @Nullable ResumePoint from) {
+  /**
+   * The view's events on one connection. A watch asks the server to coalesce: it only needs the
+   * view, and events pending together (a storm of registrations) then come as one frame.
+   */
+  private Flux<ServiceEvent> stream(Link link, Key key, @Nullable ResumePoint from, boolean coalesce) {
     Query fresh = new Query(key.service().namespace(), key.service().group(), key.service().service(),
         key.clusters(), key.healthyOnly());
-    Query query = from == null ? fresh : fresh.resumingAfter(from.revision(), from.node());
+    Query resumed = from == null ? fresh : fresh.resumingAfter(from.revision(), from.node());
+    Query query = coalesce ? resumed.coalescing() : resumed;
     return link.socket().requestStream(Wire.payload(Route.SERVICE_SUBSCRIBE.routeName(), query))
         .map(payload -> Wire.decode(payload, ServiceEvent.class))
         // A refusal ends the watch with a typed error; a lost connection waits for the next one.
@@ -160,6 +165,11 @@ final class Watches {
     /** Applies an event; true when there is a view to show. */
     synchronized boolean apply(ServiceEvent event) {
       switch (event.type()) {
+        case ServiceEvent.BATCH -> {
+          for (ServiceEvent each : event.events()) {
+            apply(each);
+          }
+        }
         case ServiceEvent.SNAPSHOT -> {
           instances.clear();
           for (InstanceBody instance : event.instances()) {

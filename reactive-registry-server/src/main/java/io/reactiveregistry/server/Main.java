@@ -180,6 +180,12 @@ public final class Main implements Callable<Integer> {
       description = "Changes kept for all services together: the history's memory bound. Default: ${DEFAULT-VALUE}")
   int resumeHistoryTotal;
 
+  @Option(names = "--coalesce-window-ms",
+      description = "The least time between two frames to a subscriber that asked to coalesce (\"coalesce\": true): "
+          + "changes that follow one another within it go together as one BATCH; 0 sends each drain at once. "
+          + "Default: ${DEFAULT-VALUE}")
+  long coalesceWindowMs;
+
   @Option(names = "--replication-grace-ms",
       description = "In a cluster, how long a lost peer's ephemeral instances are kept before those no other node "
           + "took over are removed. Default: ${DEFAULT-VALUE}")
@@ -401,6 +407,7 @@ public final class Main implements Callable<Integer> {
             Duration.ofMillis(antiEntropyIntervalMs)))
         .withResumeHistory(new ResumeHistory.Limits(resumeHistoryEvents, Duration.ofMillis(resumeHistoryMs),
             resumeHistoryTotal))
+        .withCoalesceWindow(Duration.ofMillis(coalesceWindowMs))
         .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
             Duration.ofMillis(failedAuthenticationWindowMs), TlsFiles.of(tlsCertFile, tlsKeyFile, tlsClientCaFile))
             .withPeerTokenFile(peerTokenFile));

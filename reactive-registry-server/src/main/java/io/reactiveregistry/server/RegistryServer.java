@@ -16,6 +16,7 @@ import io.reactiveregistry.server.http.HttpEndpoint;
 import io.reactiveregistry.server.lifecycle.HealthChecker;
 import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.push.Pacing;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.PeerAccess;
@@ -129,7 +130,7 @@ public final class RegistryServer implements Disposable {
           nodeId);
       ServerMeters serverMeters = new ServerMeters(meters);
       RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), serverMeters::pushed,
-          new ResumeHistory(config.resumeHistory(), clock, nodeId)),
+          new ResumeHistory(config.resumeHistory(), clock, nodeId), Pacing.of(config.coalesceWindow())),
           store == null ? DurableStore.IN_MEMORY : store);
       if (restored != null) {
         // From here on, every entry another member commits is applied here too.

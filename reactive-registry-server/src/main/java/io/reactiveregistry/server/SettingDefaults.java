@@ -56,6 +56,7 @@ final class SettingDefaults {
     put(defaults, "--resume-history-events", config.resumeHistory().eventsPerService());
     put(defaults, "--resume-history-ms", config.resumeHistory().maxAge().toMillis());
     put(defaults, "--resume-history-total", config.resumeHistory().totalEvents());
+    put(defaults, "--coalesce-window-ms", config.coalesceWindow().toMillis());
     put(defaults, "--replication-grace-ms", config.replication().grace().toMillis());
     put(defaults, "--anti-entropy-interval-ms", config.replication().antiEntropy().toMillis());
     put(defaults, "--empty-service-cleanup-ms", lifecycle.emptyServiceCleanup().toMillis());

@@ -134,6 +134,7 @@ class SettingsTableTest {
         integer("--resume-history-events", "501", "502", "503", c -> c.resumeHistory().eventsPerService()),
         millis("--resume-history-ms", "60001", "60002", "60003", c -> c.resumeHistory().maxAge()),
         integer("--resume-history-total", "5001", "5002", "5003", c -> c.resumeHistory().totalEvents()),
+        millis("--coalesce-window-ms", "21", "22", "23", ServerConfig::coalesceWindow),
         millis("--replication-grace-ms", "5100", "5200", "5300", c -> c.replication().grace()),
         millis("--anti-entropy-interval-ms", "2100", "2200", "2300", c -> c.replication().antiEntropy()),
         setting("--allow-unauthenticated", "true", "false", "true", c -> c.security().allowUnauthenticated(),

@@ -11,14 +11,16 @@ import org.jspecify.annotations.Nullable;
  *     subscriber saw of the view, instead of starting with a snapshot
  * @param node with {@code sinceRevision}: the {@code node} of the {@code SNAPSHOT} (or {@code
  *     RESUMED}) the revision came from; revisions are each server's own
+ * @param coalesce {@code service.subscribe} only: events pending together for this subscriber may
+ *     come as one {@code BATCH} event, and a change superseded within it left out
  */
 public record Query(@Nullable String namespace, @Nullable String group, @Nullable String service,
     @Nullable List<String> clusters, @Nullable Boolean healthyOnly, @Nullable Long sinceRevision,
-    @Nullable String node) {
+    @Nullable String node, @Nullable Boolean coalesce) {
 
   public Query(@Nullable String namespace, @Nullable String group, @Nullable String service,
       @Nullable List<String> clusters, @Nullable Boolean healthyOnly) {
-    this(namespace, group, service, clusters, healthyOnly, null, null);
+    this(namespace, group, service, clusters, healthyOnly, null, null, null);
   }
 
   public static Query of(String service) {
@@ -27,6 +29,11 @@ public record Query(@Nullable String namespace, @Nullable String group, @Nullabl
 
   /** The same view, resumed after {@code revision} of {@code node}'s stream. */
   public Query resumingAfter(long revision, String node) {
-    return new Query(namespace, group, service, clusters, healthyOnly, revision, node);
+    return new Query(namespace, group, service, clusters, healthyOnly, revision, node, coalesce);
+  }
+
+  /** The same subscription, taking events pending together as one {@code BATCH}. */
+  public Query coalescing() {
+    return new Query(namespace, group, service, clusters, healthyOnly, sinceRevision, node, true);
   }
 }

@@ -12,7 +12,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
@@ -27,6 +26,7 @@ public final class PushHub {
   private final int maxPending;
   private final LongConsumer pushed;
   private final ResumeHistory history;
+  private final Pacing pacing;
   private final AtomicLong resumed = new AtomicLong();
   private final AtomicLong notResumed = new AtomicLong();
   private int subscriberCount;
@@ -42,9 +42,15 @@ public final class PushHub {
    * @param history what subscribers resume from
    */
   public PushHub(int maxPending, LongConsumer pushed, ResumeHistory history) {
+    this(maxPending, pushed, history, Pacing.NONE);
+  }
+
+  /** @param pacing how often a coalescing subscriber is written to */
+  public PushHub(int maxPending, LongConsumer pushed, ResumeHistory history, Pacing pacing) {
     this.maxPending = maxPending;
     this.pushed = pushed;
     this.history = history;
+    this.pacing = pacing;
   }
 
   /** Where a subscriber resumes: after {@code revision} of {@code node}'s stream. */
@@ -52,17 +58,18 @@ public final class PushHub {
 
   /** A new subscriber of the view, its queue holding the view's current snapshot. */
   public SubscriberQueue open(ServiceKey service, ViewFilter filter, RegistryReads registry, SubscriberQueue.Resync resync) {
-    return open(service, filter, null, null, registry, resync);
+    return open(service, filter, null, null, false, registry, resync);
   }
 
   /**
    * A new subscriber of the view. Its queue holds the view's current snapshot; or, resuming within
    * the history, {@code RESUMED} and the changes it missed; or, resuming from outside it, the
    * snapshot flagged as not resumed. It drains on {@code drainer} when woken (see
-   * {@link SubscriberQueue#wake()}).
+   * {@link SubscriberQueue#wake()}); with {@code coalesce}, what is pending together goes as one
+   * {@code BATCH}, paced by the hub's {@link Pacing}.
    */
   public SubscriberQueue open(ServiceKey service, ViewFilter filter, @Nullable Resume resume,
-      @Nullable Executor drainer, RegistryReads registry, SubscriberQueue.Resync resync) {
+      @Nullable DrainLoop drainer, boolean coalesce, RegistryReads registry, SubscriberQueue.Resync resync) {
     List<OutboundEvent> missed = resume == null ? null
         : history.missedSince(service, filter, resume.revision(), resume.node(), registry);
     List<ViewChannel> views = channels.computeIfAbsent(service, k -> new ArrayList<>(1));
@@ -77,7 +84,7 @@ public final class PushHub {
       channel = new ViewChannel(service, filter, history.node());
       views.add(channel);
     }
-    SubscriberQueue queue = new SubscriberQueue(channel, maxPending, resync, pushed, drainer);
+    SubscriberQueue queue = new SubscriberQueue(channel, maxPending, resync, pushed, drainer, coalesce, pacing);
     if (resume != null) {
       (missed == null ? notResumed : resumed).incrementAndGet();
     }

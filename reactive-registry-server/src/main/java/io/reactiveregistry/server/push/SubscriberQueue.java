@@ -1,7 +1,8 @@
 package io.reactiveregistry.server.push;
 
 import java.util.ArrayDeque;
-import java.util.concurrent.Executor;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,7 +14,8 @@ import reactor.core.publisher.FluxSink;
  * One subscriber's pending events, emitted only as far as its demand reaches. The backlog is
  * bounded: when it would pass {@code maxPending}, it is dropped and replaced by one fresh snapshot,
  * taken when demand returns. A slow subscriber therefore never costs more than its bound, and
- * never makes a writer wait.
+ * never makes a writer wait. A subscriber that asked to coalesce takes what is pending together as
+ * one {@link EventBatch}.
  */
 public final class SubscriberQueue {
   /** Takes a fresh snapshot for a subscriber that fell behind; see {@link #restart}. */
@@ -32,15 +34,25 @@ public final class SubscriberQueue {
   private volatile boolean closed;
 
   /** Where the queue drains when woken; null: on the thread that woke it. */
-  private final @Nullable Executor drainer;
+  private final @Nullable DrainLoop drainer;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  private final Runnable scheduledDrain = this::scheduledDrain;
+  private final boolean coalesce;
+  /** Paces a coalescing subscriber's frames; see {@link Pacing}. */
+  private final Pacing pacing;
+  /** When the last frame went (on {@link Pacing}'s clock); read by wakers, written by the drain. */
+  private volatile long lastFrameNanos;
+  private volatile boolean framesSent;
 
-  SubscriberQueue(ViewChannel channel, int maxPending, Resync resync, LongConsumer pushed, @Nullable Executor drainer) {
+  SubscriberQueue(ViewChannel channel, int maxPending, Resync resync, LongConsumer pushed, @Nullable DrainLoop drainer,
+      boolean coalesce, Pacing pacing) {
     this.channel = channel;
     this.maxPending = maxPending;
     this.resync = resync;
     this.pushed = pushed;
     this.drainer = drainer;
+    this.coalesce = coalesce;
+    this.pacing = pacing;
   }
 
   public ViewChannel channel() {
@@ -92,22 +104,30 @@ public final class SubscriberQueue {
    * After new events were offered: drains on the subscriber's own thread (its connection's event
    * loop) when it has one, once however often it is woken meanwhile — so that a change to a view
    * with many subscribers is written by each subscriber's event loop, not all by the thread that
-   * made the change (whose own answer would wait for every write) — else at once.
+   * made the change (whose own answer would wait for every write) — else at once. A coalescing
+   * subscriber's drain waits, if need be, for its {@link Pacing} window since the last frame.
    */
   public void wake() {
     if (drainer == null) {
       drain();
     } else if (drainScheduled.compareAndSet(false, true)) {
+      long delay = coalesce && pacing.paces() && framesSent ? pacing.delayAfter(lastFrameNanos) : 0;
       try {
-        drainer.execute(() -> {
-          drainScheduled.set(false); // events offered from here on schedule another drain
-          drain();
-        });
+        if (delay == 0) {
+          drainer.execute(scheduledDrain);
+        } else {
+          drainer.schedule(scheduledDrain, delay);
+        }
       } catch (RejectedExecutionException stopping) {
         // The event loop is shutting down, and the subscriber's connection with it.
         drainScheduled.set(false);
       }
     }
+  }
+
+  private void scheduledDrain() {
+    drainScheduled.set(false); // events offered from here on schedule another drain
+    drain();
   }
 
   /** Emits what demand allows. Safe to call from any thread; one thread emits at a time. */
@@ -128,23 +148,41 @@ public final class SubscriberQueue {
       return;
     }
     while (!closed && out.requestedFromDownstream() > 0) {
-      OutboundEvent next;
-      boolean resyncNow;
+      List<OutboundEvent> next;
       synchronized (this) {
-        resyncNow = needsResync;
-        next = resyncNow ? null : pending.poll();
+        next = needsResync ? null : take();
       }
-      if (resyncNow) {
+      if (next == null) {
         resync.resync(this); // takes the registry's monitor: never while holding this queue's
         continue;
       }
-      if (next == null) {
+      if (next.isEmpty()) {
         return;
       }
-      out.next(next.bytes());
-      if (next.createdAtNanos() != 0) {
-        pushed.accept(next.createdAtNanos());
+      List<OutboundEvent> frame = next.size() == 1 ? next : EventBatch.coalesced(next);
+      out.next(frame.size() == 1 ? frame.get(0).bytes() : EventBatch.encode(frame));
+      if (coalesce) {
+        lastFrameNanos = pacing.now();
+        framesSent = true;
+      }
+      for (OutboundEvent event : next) {
+        if (event.createdAtNanos() != 0) {
+          pushed.accept(event.createdAtNanos());
+        }
       }
     }
+  }
+
+  /** What the next frame carries: the oldest event, or, coalescing, every pending event. */
+  private List<OutboundEvent> take() {
+    if (pending.isEmpty()) {
+      return List.of();
+    }
+    if (!coalesce || pending.size() == 1) {
+      return List.of(pending.poll());
+    }
+    List<OutboundEvent> all = new ArrayList<>(pending);
+    pending.clear();
+    return all;
   }
 }

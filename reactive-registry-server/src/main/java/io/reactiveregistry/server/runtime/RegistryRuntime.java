@@ -12,6 +12,7 @@ import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.ReplicaChange;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
+import io.reactiveregistry.server.push.DrainLoop;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.push.SubscriberQueue;
 import io.reactiveregistry.server.storage.CommittedEntries;
@@ -329,11 +330,21 @@ public final class RegistryRuntime {
    * loop) rather than from the thread that made each change; null: from that thread.
    */
   public Flux<byte[]> subscribe(ServiceKey service, ViewFilter filter, PushHub.@Nullable Resume resume,
-      @Nullable Executor drainer) {
+      @Nullable DrainLoop drainer) {
+    return subscribe(service, filter, resume, drainer, false);
+  }
+
+  /**
+   * The same stream; with {@code coalesce}, the events pending together when the subscriber is
+   * drained (it was behind, or a burst of changes came between two of its drains) go as one
+   * {@code BATCH}, superseded changes left out.
+   */
+  public Flux<byte[]> subscribe(ServiceKey service, ViewFilter filter, PushHub.@Nullable Resume resume,
+      @Nullable DrainLoop drainer, boolean coalesce) {
     return Flux.create(sink -> {
       SubscriberQueue queue;
       synchronized (monitor) {
-        queue = hub.open(service, filter, resume, drainer, registry, this::resync);
+        queue = hub.open(service, filter, resume, drainer, coalesce, registry, this::resync);
       }
       queue.attach(sink);
       sink.onDispose(() -> {

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.transport;
 
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
@@ -12,6 +13,7 @@ import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.push.DrainLoop;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.Principal;
@@ -152,8 +154,9 @@ final class ConnectionSession implements RSocket {
       }
       try {
         // Called on the connection's event loop: its events are written from there.
+        EventExecutor eventLoop = ThreadExecutorMap.currentExecutor();
         Flux<Payload> stream = handlers.stream(principalOf(request), route, payload.sliceData(),
-            ThreadExecutorMap.currentExecutor())
+            eventLoop == null ? null : DrainLoop.of(eventLoop))
             .map(DefaultPayload::create)
             .onErrorMap(error -> !(error instanceof ApplicationErrorException), ErrorMapping::toWire)
             .doFinally(signal -> subscriptions.decrementAndGet());

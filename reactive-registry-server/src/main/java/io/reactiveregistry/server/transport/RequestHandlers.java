@@ -43,6 +43,7 @@ import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.ErrorTable;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.push.DrainLoop;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.replication.ReplicaRequest;
 import io.reactiveregistry.server.replication.Replication;
@@ -56,7 +57,6 @@ import io.reactiveregistry.server.wire.ServicePages;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -172,12 +172,13 @@ final class RequestHandlers {
   }
 
   /** Opens a request-stream route. */
-  Flux<byte[]> stream(@Nullable Principal principal, Route route, ByteBuf data, @Nullable Executor eventLoop) {
+  Flux<byte[]> stream(@Nullable Principal principal, Route route, ByteBuf data, @Nullable DrainLoop eventLoop) {
     if (route == Route.SERVICE_SUBSCRIBE) {
       Query query = json.decode(data, Query.class);
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       access.require(principal, Permission.READ, key.namespace());
-      return runtime.subscribe(key, ViewFilter.of(query.clusters(), query.healthyOnly()), resume(query), eventLoop);
+      return runtime.subscribe(key, ViewFilter.of(query.clusters(), query.healthyOnly()), resume(query), eventLoop,
+          Boolean.TRUE.equals(query.coalesce()));
     }
     if (route == Route.ADMIN_TRACE) {
       TraceQuery query = json.decode(data, TraceQuery.class);
@@ -236,8 +237,8 @@ final class RequestHandlers {
   }
 
   private byte[] query(@Nullable Principal principal, Query body) {
-    if (body.sinceRevision() != null || body.node() != null) {
-      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "sinceRevision and node are for service.subscribe: "
+    if (body.sinceRevision() != null || body.node() != null || body.coalesce() != null) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "sinceRevision, node and coalesce are for service.subscribe: "
           + "service.query answers the view as it is now");
     }
     ServiceKey key = service(body.namespace(), body.group(), body.service());

@@ -183,6 +183,14 @@ class ContractOverTransportsTest {
     assertThat(fold.values()).containsExactlyInAnyOrderElementsOf(
         call(ops, "service.query", orders(""), ServiceSnapshot.class).instances());
 
+    // Asking to coalesce: what was pending together comes as one BATCH of the same events.
+    List<ServiceEvent> batched = stream(ops, "service.subscribe",
+        resume.substring(0, resume.length() - 1) + ",\"coalesce\":true}", ServiceEvent.class, open);
+    await().atMost(WAIT).until(() -> batched.size() == 1);
+    assertThat(batched.get(0).type()).isEqualTo("BATCH");
+    assertThat(batched.get(0).revision()).isEqualTo(resumed.get(3).revision());
+    assertThat(batched.get(0).events()).isEqualTo(resumed);
+
     // From another server's revisions: a snapshot, flagged.
     List<ServiceEvent> elsewhere = stream(ops, "service.subscribe",
         orders(",\"sinceRevision\":" + snapshot.revision() + ",\"node\":\"another-node\""), ServiceEvent.class,
@@ -192,7 +200,7 @@ class ContractOverTransportsTest {
         .containsExactly("SNAPSHOT", false);
     // Bad resumes are refused naming the field, and the connection stays usable.
     assertThat(ops.error("service.query", orders(",\"sinceRevision\":3,\"node\":\"x\"")).message())
-        .contains("sinceRevision and node are for service.subscribe");
+        .contains("sinceRevision, node and coalesce are for service.subscribe");
     assertThat(ops.stream("service.subscribe", orders(",\"node\":\"x\"")).materialize().blockFirst(WAIT)
         .getThrowable()).hasMessageContaining("node is only for a resume");
     assertThat(ops.stream("service.subscribe", orders(",\"sinceRevision\":4")).materialize().blockFirst(WAIT)

@@ -1,0 +1,29 @@
+package io.reactiveregistry.server.push;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The thread a subscriber's events are written from (its connection's event loop), which runs a
+ * drain at once or, to coalesce a burst of changes into one frame, a little later.
+ */
+public interface DrainLoop extends Executor {
+  /** Runs {@code task} on this loop after {@code delayNanos}. */
+  void schedule(Runnable task, long delayNanos);
+
+  /** An event loop, or any scheduled executor, as a drain loop. */
+  static DrainLoop of(ScheduledExecutorService loop) {
+    return new DrainLoop() {
+      @Override
+      public void execute(Runnable task) {
+        loop.execute(task);
+      }
+
+      @Override
+      public void schedule(Runnable task, long delayNanos) {
+        loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+      }
+    };
+  }
+}
