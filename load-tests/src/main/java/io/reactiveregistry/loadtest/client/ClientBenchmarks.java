@@ -42,6 +42,11 @@ public final class ClientBenchmarks implements Callable<Integer> {
   @Option(names = "--port", defaultValue = "7090", description = "Loopback port of the embedded server")
   int port;
 
+  @Option(names = "--server-jar", description = "reconnect-storm only: run the server as a process of its own from "
+      + "this jar (reactive-registry-server/target/reactive-registry-server.jar), so that its CPU is measured apart "
+      + "from the clients'; default: embedded in this process")
+  String serverJar;
+
   @Option(names = "--target", description = "idle-client only: a server in another process (tcp://127.0.0.1:7070), "
       + "so that the heap and CPU measured are the client's alone")
   String target;
@@ -98,7 +103,8 @@ public final class ClientBenchmarks implements Callable<Integer> {
 
   /** {@code count} clients each register one instance and watch the fleet; the server restarts; how long until all is back? */
   private int reconnectStorm() throws Exception {
-    RegistryServer server = server();
+    StormServer server = serverJar == null ? new EmbeddedServer() : new ServerProcess(serverJar, port);
+    server.start();
     ServiceName fleet = ServiceName.of("fleet");
     List<RegistryClient> clients = new ArrayList<>();
     AtomicReferenceArray<ServiceView> views = new AtomicReferenceArray<>(count);
@@ -115,37 +121,186 @@ public final class ClientBenchmarks implements Callable<Integer> {
       int index = i;
       watches.add(clients.get(i).watch(fleet).subscribe(view -> views.set(index, view)));
     }
+    // An observer outside the fleet notes when each instance is back after the restart: a client
+    // starved by the others would show in the tail.
+    java.util.concurrent.ConcurrentHashMap<String, Long> backAt = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.atomic.AtomicBoolean restarted = new java.util.concurrent.atomic.AtomicBoolean();
+    RegistryClient observer = RegistryClient.builder().servers("tcp://127.0.0.1:" + port).clientName("observer")
+        .reconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
+    watches.add(observer.events(fleet, null, false).subscribe(event -> {
+      if (!restarted.get()) {
+        return;
+      }
+      long now = System.nanoTime();
+      if (event.instances() != null) {
+        event.instances().forEach(instance -> backAt.putIfAbsent(instance.instanceId(), now));
+      } else if (event.instance() != null) {
+        backAt.putIfAbsent(event.instance().instanceId(), now);
+      }
+    }));
     waitUntil(() -> allCorrect(views), Duration.ofMinutes(2));
     System.out.printf(Locale.ROOT, "reconnect-storm: %d clients registered and watching; restarting the server%n", count);
 
-    server.disposeNow(Duration.ofSeconds(10));
+    server.stop();
     long down = System.nanoTime();
-    RegistryServer restarted = server();
+    restarted.set(true);
+    server.start();
     long up = System.nanoTime();
-    waitUntil(() -> restarted.runtime().read(r -> r.view(
-        new io.reactiveregistry.server.core.ServiceKey("public", "DEFAULT_GROUP", "fleet"),
-        io.reactiveregistry.server.core.ViewFilter.ALL).instances().size()) == count, Duration.ofMinutes(2));
+    long serverCpuAtStart = server.cpuNanos();
+    long processCpuAtStart = processCpuNanos();
+    // What the clients see of the fleet: the one with the most instances.
+    java.util.function.IntSupplier largestView = () -> largestView(views);
+    Disposable progress = Flux.interval(Duration.ofSeconds(1)).subscribe(tick -> System.out.printf(Locale.ROOT,
+        "  %2d s: %d registrations back, %d views correct%n", tick + 1, server.registered(largestView),
+        correctViews(views)));
+    waitUntil(() -> server.registered(largestView) == count, Duration.ofMinutes(2));
     long registered = System.nanoTime();
     waitUntil(() -> allCorrect(views), Duration.ofMinutes(2));
     long settled = System.nanoTime();
+    progress.dispose();
+    long serverCpu = server.cpuNanos() - serverCpuAtStart;
+    long processCpu = processCpuNanos() - processCpuAtStart;
     System.out.printf(Locale.ROOT, "  server down for %.0f ms (stop to listening again)%n", (up - down) / 1e6);
     System.out.printf(Locale.ROOT, "  all %d registrations back %.2f s after the restart%n", count, (registered - up) / 1e9);
     System.out.printf(Locale.ROOT, "  all %d views correct (%d instances, not stale) %.2f s after the restart%n", count,
         count, (settled - up) / 1e9);
+    long[] each = backAt.values().stream().mapToLong(at -> at - up).sorted().toArray();
+    if (each.length > 0) {
+      System.out.printf(Locale.ROOT, "  each instance back (seen by an observer): p50 %.2f s, p99 %.2f s, last %.2f s "
+          + "after the restart (%d seen)%n", each[each.length / 2] / 1e9, each[each.length * 99 / 100] / 1e9,
+          each[each.length - 1] / 1e9, each.length);
+    }
+    if (server instanceof ServerProcess) {
+      System.out.printf(Locale.ROOT, "  CPU from the restart until all views were correct: server %.2f s, the %d "
+          + "clients %.2f s%n", serverCpu / 1e9, count, processCpu / 1e9);
+    } else {
+      System.out.printf(Locale.ROOT, "  CPU from the restart until all views were correct: %.2f s (server and "
+          + "clients in this process; --server-jar separates them)%n", processCpu / 1e9);
+    }
     watches.forEach(Disposable::dispose);
     Flux.fromIterable(clients).flatMap(RegistryClient::close).blockLast(Duration.ofMinutes(1));
-    restarted.disposeNow(Duration.ofSeconds(10));
+    observer.closeAndWait();
+    server.stop();
     return 0;
   }
 
-  private boolean allCorrect(AtomicReferenceArray<ServiceView> views) {
-    for (int i = 0; i < views.length(); i++) {
-      ServiceView view = views.get(i);
-      if (view == null || view.stale() || view.instances().size() != count) {
+  /** The server the storm restarts. */
+  private interface StormServer {
+    void start() throws Exception;
+
+    void stop() throws Exception;
+
+    /** Instances of the fleet registered with it; {@code largestView} where it cannot be asked directly. */
+    int registered(java.util.function.IntSupplier largestView);
+
+    /** CPU time the server has used (0 when it shares this process). */
+    long cpuNanos();
+  }
+
+  /** The server in this process: quick, but its CPU cannot be told from the clients'. */
+  private final class EmbeddedServer implements StormServer {
+    private RegistryServer server;
+
+    @Override
+    public void start() {
+      server = server();
+    }
+
+    @Override
+    public void stop() {
+      server.disposeNow(Duration.ofSeconds(10));
+    }
+
+    @Override
+    public int registered(java.util.function.IntSupplier largestView) {
+      return server.runtime().read(r -> r.view(
+          new io.reactiveregistry.server.core.ServiceKey("public", "DEFAULT_GROUP", "fleet"),
+          io.reactiveregistry.server.core.ViewFilter.ALL).instances().size());
+    }
+
+    @Override
+    public long cpuNanos() {
+      return 0;
+    }
+  }
+
+  /**
+   * The server as a process of its own ({@code java -jar reactive-registry-server.jar}), started
+   * cold as after a real restart, so that its CPU is measured apart from the clients'.
+   */
+  private static final class ServerProcess implements StormServer {
+    private final String jar;
+    private final int port;
+    private final java.nio.file.Path dataDir;
+    private Process process;
+
+    ServerProcess(String jar, int port) throws java.io.IOException {
+      this.jar = jar;
+      this.port = port;
+      this.dataDir = java.nio.file.Files.createTempDirectory("reconnect-storm");
+    }
+
+    @Override
+    public void start() throws Exception {
+      process = new ProcessBuilder("java", "-XX:+ExitOnOutOfMemoryError", "-jar", jar, "--port", String.valueOf(port),
+          "--ws-port", "0", "--http-port", "0", "--raft-port", String.valueOf(port + 1), "--data-dir",
+          dataDir.toString())
+          .redirectErrorStream(true).redirectOutput(dataDir.resolve("server.log").toFile()).start();
+      waitUntil(this::listening, Duration.ofMinutes(1));
+    }
+
+    private boolean listening() {
+      try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+        return true;
+      } catch (java.io.IOException notYet) {
         return false;
       }
     }
-    return true;
+
+    @Override
+    public void stop() throws Exception {
+      process.destroy(); // SIGTERM: the server's graceful shutdown, as an operator's restart
+      if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor();
+      }
+    }
+
+    @Override
+    public int registered(java.util.function.IntSupplier largestView) {
+      return largestView.getAsInt();
+    }
+
+    @Override
+    public long cpuNanos() {
+      return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    }
+  }
+
+  private static int largestView(AtomicReferenceArray<ServiceView> views) {
+    int largest = 0;
+    for (int i = 0; i < views.length(); i++) {
+      ServiceView view = views.get(i);
+      if (view != null && !view.stale()) {
+        largest = Math.max(largest, view.instances().size());
+      }
+    }
+    return largest;
+  }
+
+  private boolean allCorrect(AtomicReferenceArray<ServiceView> views) {
+    return correctViews(views) == views.length();
+  }
+
+  /** Views that show the whole fleet and are not stale. */
+  private int correctViews(AtomicReferenceArray<ServiceView> views) {
+    int correct = 0;
+    for (int i = 0; i < views.length(); i++) {
+      ServiceView view = views.get(i);
+      if (view != null && !view.stale() && view.instances().size() == count) {
+        correct++;
+      }
+    }
+    return correct;
   }
 
   private static String ip(int i) {
