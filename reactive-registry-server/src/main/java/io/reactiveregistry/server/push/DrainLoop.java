@@ -12,6 +12,14 @@ public interface DrainLoop extends Executor {
   /** Runs {@code task} on this loop after {@code delayNanos}. */
   void schedule(Runnable task, long delayNanos);
 
+  /**
+   * True while the subscriber's connection has more waiting to be written than it should: its
+   * events are then held back, and the drain tried again shortly.
+   */
+  default boolean congested() {
+    return false;
+  }
+
   /** An event loop, or any scheduled executor, as a drain loop. */
   static DrainLoop of(ScheduledExecutorService loop) {
     return new DrainLoop() {

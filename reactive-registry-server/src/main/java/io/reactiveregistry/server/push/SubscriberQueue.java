@@ -18,6 +18,9 @@ import reactor.core.publisher.FluxSink;
  * one {@link EventBatch}.
  */
 public final class SubscriberQueue {
+  /** How soon a drain held back by a congested connection is tried again. */
+  private static final long CONGESTION_RETRY_NANOS = 10_000_000;
+
   /** Takes a fresh snapshot for a subscriber that fell behind; see {@link #restart}. */
   public interface Resync {
     void resync(SubscriberQueue queue);
@@ -125,6 +128,20 @@ public final class SubscriberQueue {
     }
   }
 
+  /**
+   * The connection has more waiting than it should: the events stay here (where they coalesce,
+   * or collapse into a snapshot past the bound) and the drain is tried again shortly.
+   */
+  private void retryLater(DrainLoop loop) {
+    if (drainScheduled.compareAndSet(false, true)) {
+      try {
+        loop.schedule(scheduledDrain, CONGESTION_RETRY_NANOS);
+      } catch (RejectedExecutionException stopping) {
+        drainScheduled.set(false);
+      }
+    }
+  }
+
   private void scheduledDrain() {
     drainScheduled.set(false); // events offered from here on schedule another drain
     drain();
@@ -148,6 +165,10 @@ public final class SubscriberQueue {
       return;
     }
     while (!closed && out.requestedFromDownstream() > 0) {
+      if (drainer != null && drainer.congested()) {
+        retryLater(drainer);
+        return;
+      }
       List<OutboundEvent> next;
       synchronized (this) {
         next = needsResync ? null : take();

@@ -50,12 +50,16 @@ final class ConnectionSession implements RSocket {
   private final Access access;
   /** Where the connection comes from: failed authentications are counted by address. */
   private final SocketAddress remote;
+  /** Where this connection's subscriptions are written from; null: the thread of each request. */
+  private final @Nullable DrainLoop drainLoop;
   /** Who the SETUP's token speaks for, as the token file says now; null without one. */
   private volatile @Nullable Principal principal;
 
   ConnectionSession(Owner owner, RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits,
-      ServerMeters meters, Access access, @Nullable Principal principal, SocketAddress remote) {
+      ServerMeters meters, Access access, @Nullable Principal principal, SocketAddress remote,
+      @Nullable DrainLoop drainLoop) {
     this.remote = remote;
+    this.drainLoop = drainLoop;
     this.access = access;
     this.principal = principal;
     this.owner = owner;
@@ -63,6 +67,18 @@ final class ConnectionSession implements RSocket {
     this.runtime = runtime;
     this.limits = limits;
     this.meters = meters;
+  }
+
+  /**
+   * The connection's drain loop; without one (a connection whose channel is not known), the event
+   * loop the request arrived on, which is the connection's own.
+   */
+  private @Nullable DrainLoop drainLoop() {
+    if (drainLoop != null) {
+      return drainLoop;
+    }
+    EventExecutor eventLoop = ThreadExecutorMap.currentExecutor();
+    return eventLoop == null ? null : DrainLoop.of(eventLoop);
   }
 
   Owner owner() {
@@ -154,9 +170,7 @@ final class ConnectionSession implements RSocket {
       }
       try {
         // Called on the connection's event loop: its events are written from there.
-        EventExecutor eventLoop = ThreadExecutorMap.currentExecutor();
-        Flux<Payload> stream = handlers.stream(principalOf(request), route, payload.sliceData(),
-            eventLoop == null ? null : DrainLoop.of(eventLoop))
+        Flux<Payload> stream = handlers.stream(principalOf(request), route, payload.sliceData(), drainLoop())
             .map(DefaultPayload::create)
             .onErrorMap(error -> !(error instanceof ApplicationErrorException), ErrorMapping::toWire)
             .doFinally(signal -> subscriptions.decrementAndGet());

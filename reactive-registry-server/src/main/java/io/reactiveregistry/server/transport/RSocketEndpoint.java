@@ -58,6 +58,7 @@ public final class RSocketEndpoint {
   private final PeerAddresses peers = new PeerAddresses();
   private final PeerCertificates certificates = new PeerCertificates();
   private final OutboundBacklogGuard backlogGuard;
+  private final ConnectionChannels channels = new ConnectionChannels();
   private final FragmentBudget fragmentBudget;
   private final ServerMeters meters;
   private final SetupAcceptor acceptor;
@@ -75,7 +76,7 @@ public final class RSocketEndpoint {
     this.tls = tls;
     this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage, access, replication);
     this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters, protectedMode, access, clock,
-        Schedulers.parallel(), certificates);
+        Schedulers.parallel(), certificates, channels);
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
     this.meters = meters;
@@ -163,6 +164,7 @@ public final class RSocketEndpoint {
       return;
     }
     connections.add(connection.channel());
+    channels.add(connection.channel());
     certificates.watch(connection.channel(), connection.channel().pipeline().get(SslHandler.class));
     if (tcp) { // WebSocket is bounded by HTTP's timeouts
       SetupGuard guard = new SetupGuard(limits.maxSetupBytes(), Duration.ofMillis(limits.setupTimeoutMs()));

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.transport;
 
 import io.micrometer.core.instrument.Counter;
+import io.netty.channel.Channel;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
@@ -50,13 +51,15 @@ final class SetupAcceptor implements SocketAcceptor {
   private final Counter refusedByAuthentication;
   private final InstantSource clock;
   private final PeerCertificates certificates;
+  private final ConnectionChannels channels;
   /** Where expiries are timed: virtual in tests. */
   private final Scheduler timer;
 
   SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits, ServerMeters meters,
       ProtectedMode protectedMode, Access access, InstantSource clock, Scheduler timer,
-      PeerCertificates certificates) {
+      PeerCertificates certificates, ConnectionChannels channels) {
     this.certificates = certificates;
+    this.channels = channels;
     this.clock = clock;
     this.timer = timer;
     this.protectedMode = protectedMode;
@@ -67,6 +70,16 @@ final class SetupAcceptor implements SocketAcceptor {
     this.runtime = runtime;
     this.limits = limits;
     this.meters = meters;
+  }
+
+  /**
+   * How much may wait to be written to a connection before its subscriptions hold their events
+   * back: well below the backlog that closes the connection, so that a subscriber that cannot keep
+   * up gets its events coalesced (or a fresh snapshot) and its own requests' answers are not
+   * queued behind megabytes of pushes.
+   */
+  static long pushPauseBytes(ServerLimits limits) {
+    return Math.min(1L << 20, limits.maxOutboundBacklogBytes() / 4);
   }
 
   @Override
@@ -105,8 +118,10 @@ final class SetupAcceptor implements SocketAcceptor {
     }
     String label = client + "@" + peer + (credential == null ? "" : "[" + credential.principal().name() + "]");
     Owner owner = new Owner(connectionIds.incrementAndGet(), label);
+    Channel channel = channels.of(remote);
     ConnectionSession session = new ConnectionSession(owner, handlers, runtime, limits, meters, access,
-        credential == null ? null : credential.principal(), remote);
+        credential == null ? null : credential.principal(), remote,
+        channel == null ? null : new ChannelDrainLoop(channel, pushPauseBytes(limits)));
     int nowOpen = open.incrementAndGet();
     log.info("connection opened: {} (id {}, {} open)", label, owner.id(), nowOpen);
     Disposable revocation = credential == null ? Disposables.disposed()

@@ -150,6 +150,44 @@ class CoalescingTest {
     b.dispose();
   }
 
+  /**
+   * A connection whose peer is not reading: its subscriber's events wait in its queue (where they
+   * coalesce) rather than in the connection's buffer, and go as one batch once it drains; past the
+   * queue's bound they collapse into one snapshot.
+   */
+  @Test
+  void aCongestedConnectionsEventsWaitAndCoalesce() {
+    ManualDrainLoop loop = new ManualDrainLoop();
+    RegistryRuntime runtime = new RegistryRuntime(new Registry(clock, RegistryConfig.DEFAULTS),
+        new PushHub(20, changedAt -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE)));
+    register(runtime, 1);
+    List<ServiceEvent> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var subscription = runtime.subscribe(orders, ViewFilter.ALL, null, loop, true).map(CoalescingTest::decode)
+        .subscribe(received::add);
+    loop.congested(true);
+    for (int port = 2; port <= 6; port++) {
+      register(runtime, port);
+      loop.advance(Duration.ofMillis(30));
+    }
+    assertThat(received).extracting(ServiceEvent::type).as("held while congested").containsExactly("SNAPSHOT");
+    loop.congested(false);
+    loop.advance(Duration.ofMillis(30));
+    assertThat(received).extracting(ServiceEvent::type).containsExactly("SNAPSHOT", "BATCH");
+    assertThat(received.get(1).events()).hasSize(5);
+
+    loop.congested(true);
+    for (int port = 7; port <= 40; port++) {
+      register(runtime, port);
+    }
+    loop.advance(Duration.ofMillis(30));
+    loop.congested(false);
+    loop.advance(Duration.ofMillis(30));
+    assertThat(received).extracting(ServiceEvent::type).as("past the bound: one fresh snapshot")
+        .containsExactly("SNAPSHOT", "BATCH", "SNAPSHOT");
+    assertThat(received.get(2).instances()).hasSize(40);
+    subscription.dispose();
+  }
+
   private void register(RegistryRuntime runtime, int port) {
     runtime.execute(new Command.Register(alice, orders, true,
         InstanceSpec.of("instance", "127.0.0.1", port, null, null, null, null)));

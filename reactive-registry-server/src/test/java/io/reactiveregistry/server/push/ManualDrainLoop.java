@@ -15,6 +15,7 @@ final class ManualDrainLoop implements DrainLoop {
   private final List<Task> tasks = new ArrayList<>();
   private long now = 1_000_000_000L;
   private long submitted;
+  private volatile boolean congested;
 
   @Override
   public synchronized void execute(Runnable task) {
@@ -24,6 +25,16 @@ final class ManualDrainLoop implements DrainLoop {
   @Override
   public synchronized void schedule(Runnable task, long delayNanos) {
     tasks.add(new Task(now + delayNanos, submitted++, task));
+  }
+
+  @Override
+  public boolean congested() {
+    return congested;
+  }
+
+  /** Makes the connection behind this loop congested (its peer not reading), or clear again. */
+  void congested(boolean value) {
+    congested = value;
   }
 
   synchronized long nanoTime() {
