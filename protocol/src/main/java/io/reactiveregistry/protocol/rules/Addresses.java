@@ -1,8 +1,8 @@
 package io.reactiveregistry.protocol.rules;
 
-import com.google.common.net.InetAddresses;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -24,17 +24,14 @@ public final class Addresses {
     }
     if (ip.indexOf(':') >= 0) {
       String literal = ip.startsWith("[") && ip.endsWith("]") ? ip.substring(1, ip.length() - 1) : ip;
-      if (!InetAddresses.isInetAddress(literal)) {
+      Inet6Address address = ipv6(literal);
+      if (address == null) {
         throw new RuleViolation(field + " '" + ip + "' is not a valid IPv6 address");
       }
-      InetAddress address = InetAddresses.forString(literal);
-      if (!(address instanceof Inet6Address)) {
-        throw new RuleViolation(field + " '" + ip + "' is not a valid IPv6 address");
-      }
-      return InetAddresses.toAddrString(address);
+      return compressed(address.getAddress());
     }
     if (DIGITS_AND_DOTS.matcher(ip).matches()) {
-      if (!InetAddresses.isInetAddress(ip)) {
+      if (!isIpv4(ip)) {
         throw new RuleViolation(field + " '" + ip + "' is not a valid IPv4 address");
       }
       return ip;
@@ -48,5 +45,73 @@ public final class Addresses {
       }
     }
     return ip;
+  }
+
+  /**
+   * The IPv6 address a literal spells; null when it is none. The JDK parses a string with a colon
+   * as a literal and never resolves it; zone ids ({@code %eth0}) are refused first, since they
+   * would be looked up among this machine's interfaces and mean nothing to another.
+   */
+  private static @Nullable Inet6Address ipv6(String literal) {
+    if (literal.isEmpty() || literal.indexOf('%') >= 0 || literal.indexOf(':') < 0) {
+      return null;
+    }
+    try {
+      return InetAddress.getByName(literal) instanceof Inet6Address v6 ? v6 : null;
+    } catch (UnknownHostException notALiteral) {
+      return null;
+    }
+  }
+
+  /** Four decimal numbers from 0 to 255, without leading zeros (which some read as octal). */
+  private static boolean isIpv4(String ip) {
+    String[] parts = ip.split("\\.", -1);
+    if (parts.length != 4) {
+      return false;
+    }
+    for (String part : parts) {
+      if (part.isEmpty() || part.length() > 3 || part.length() > 1 && part.charAt(0) == '0'
+          || Integer.parseInt(part) > 255) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * RFC 5952 text: lower-case hex groups without leading zeros, the longest run of two or more
+   * zero groups (the first, if two are as long) written {@code ::}.
+   */
+  private static String compressed(byte[] address) {
+    int[] groups = new int[8];
+    for (int i = 0; i < 8; i++) {
+      groups[i] = (address[2 * i] & 0xff) << 8 | address[2 * i + 1] & 0xff;
+    }
+    int bestStart = -1;
+    int bestLength = 1;
+    for (int i = 0; i < 8; ) {
+      int j = i;
+      while (j < 8 && groups[j] == 0) {
+        j++;
+      }
+      if (j - i > bestLength) {
+        bestStart = i;
+        bestLength = j - i;
+      }
+      i = j == i ? i + 1 : j;
+    }
+    StringBuilder text = new StringBuilder(39);
+    for (int i = 0; i < 8; i++) {
+      if (i == bestStart) {
+        text.append("::");
+        i += bestLength - 1;
+        continue;
+      }
+      if (text.length() > 0 && text.charAt(text.length() - 1) != ':') {
+        text.append(':');
+      }
+      text.append(Integer.toHexString(groups[i]));
+    }
+    return text.toString();
   }
 }

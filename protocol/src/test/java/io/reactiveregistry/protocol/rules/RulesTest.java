@@ -40,6 +40,13 @@ class RulesTest {
       "0:0:0:0:0:0:0:1, ::1",
       "2001:DB8:0:0:0:0:0:1, 2001:db8::1",
       "[2001:db8::1], 2001:db8::1",
+      "2001:db8:0:1:0:0:0:1, 2001:db8:0:1::1",
+      "2001:0:0:1:0:0:0:1, 2001:0:0:1::1",
+      "2001:db8:0:0:1:0:0:1, 2001:db8::1:0:0:1",
+      "0:0:0:0:0:0:0:0, ::",
+      "fe80:0:0:0:0:0:0:0, fe80::",
+      "2001:db8:1:2:3:4:5:6, 2001:db8:1:2:3:4:5:6",
+      "::FFFF:0:1.2.3.4, ::ffff:0:102:304",
       "localhost, localhost",
       "orders-1.internal.example, orders-1.internal.example",
   })
@@ -48,8 +55,8 @@ class RulesTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "300.1.1.1", "1.2.3", "::g", "1:2:3:4:5:6:7:8:9", "-bad.example", "under_score.example",
-      "a..b", "spa ce"})
+  @ValueSource(strings = {"", "300.1.1.1", "1.2.3", "01.2.3.4", "1.2.3.4.5", "1..2.3", "::g", "1:2:3:4:5:6:7:8:9",
+      "fe80::1%eth0", "::ffff:1.2.3.4", ":", "[::1", "-bad.example", "under_score.example", "a..b", "spa ce"})
   void invalidAddressesAreRefusedNamingTheField(String ip) {
     assertThatThrownBy(() -> Addresses.normalize("instance.ip", ip))
         .isInstanceOf(RuleViolation.class)
