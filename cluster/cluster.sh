@@ -10,7 +10,7 @@
 #   cluster/cluster.sh clean        stops every node and deletes cluster/run/
 #
 # Ports: n1 RSocket 7070 (WebSocket 7071, HTTP 7080, Raft 7090), n2 7170 (7171, 7180, 7190),
-# n3 7270 (7271, 7280, 7290). Build first: mvn -q -DskipTests package
+# n3 7270 (7271, 7280, 7290). Build first: ./mvnw -q -DskipTests package
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=reactive-registry-server/target/reactive-registry-server.jar
@@ -70,7 +70,7 @@ signal_node() {
   echo "$node stopped ($signal)"
 }
 
-[ -f "$jar" ] || { echo "no $jar: build first with mvn -q -DskipTests package" >&2; exit 1; }
+[ -f "$jar" ] || { echo "no $jar: build first with ./mvnw -q -DskipTests package" >&2; exit 1; }
 case "${1:-}" in
   start)
     for node in "${nodes[@]}"; do start_node "$node"; done

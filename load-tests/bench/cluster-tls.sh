@@ -3,7 +3,7 @@
 # the three members (50 connections x 64 in flight, then one at a time), first with plain TCP on
 # every port, then with --tls-cert-file/--tls-key-file/--tls-client-ca-file on every member (the
 # Raft links, the replication links and the clients' connections all mutual TLS).
-# Usage: load-tests/bench/cluster-tls.sh   (after mvn -q -DskipTests package; uses ports 7070-7290)
+# Usage: load-tests/bench/cluster-tls.sh   (after ./mvnw -q -DskipTests package; uses ports 7070-7290)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)

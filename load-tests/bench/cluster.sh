@@ -6,7 +6,7 @@
 #      time; the longest registration is the time from the kill to the first write committed after it;
 #   3. catch-up: a member stopped (SIGSTOP) while 10,000 writes commit, then continued (SIGCONT); the
 #      time until it has applied everything the leader committed.
-# Usage: load-tests/bench/cluster.sh   (after mvn -q -DskipTests package; uses ports 7070-7290)
+# Usage: load-tests/bench/cluster.sh   (after ./mvnw -q -DskipTests package; uses ports 7070-7290)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 load() { java -jar load-tests/target/load-tests.jar "$@" 2>&1 | grep -E "^(register|FAIL)" || true; }

@@ -8,7 +8,7 @@
 #      at a time), beside a single server on the same machine;
 #   3. heap per copy: 100,000 instances held on n1; n2's live heap (after a full GC) before and while
 #      it holds their copies, and n1's for the instances it owns.
-# Usage: load-tests/bench/replication.sh   (after mvn -q -DskipTests package; uses ports 7070-7290)
+# Usage: load-tests/bench/replication.sh   (after ./mvnw -q -DskipTests package; uses ports 7070-7290)
 #        PART=heap load-tests/bench/replication.sh   only the third, on a freshly started cluster
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -10,7 +10,7 @@
 #   instead of 400, for a run long enough to leave the JIT's work behind).
 # Registrations: RegistrationStorm on 50 connections; queries: QueryStorm of a 20-instance service.
 # Starts the server (default settings, durable state in a scratch directory), warms it with two
-# runs of each shape, and prints the third of each. Build first: mvn -q -DskipTests package
+# runs of each shape, and prints the third of each. Build first: ./mvnw -q -DskipTests package
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 jar="${1:-reactive-registry-server/target/reactive-registry-server.jar}"
