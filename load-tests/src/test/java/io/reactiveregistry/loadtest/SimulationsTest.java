@@ -156,6 +156,13 @@ class SimulationsTest {
   }
 
   @Test
+  void loneRegistrationsRegisterOneAtATimeOnEachConnection() throws Exception {
+    RunResult result = run("LoneRegistrations", "users", "3", "instances", "20");
+    assertThat(stats(result, "register").ok()).isEqualTo(60);
+    assertThat(result.passed()).isTrue();
+  }
+
+  @Test
   void loneHeartbeatsSendEveryInstancesHeartbeatEachInterval() throws Exception {
     RunResult result = run("LoneHeartbeats", "users", "4", "instances", "5", "interval-ms", "500",
         "duration-ms", "1500");

@@ -34,17 +34,18 @@ import java.util.function.Function;
 
 /** The built-in simulations by name. Every parameter has a default; see {@code --help}. */
 public final class BuiltIn {
-  private static final Map<String, Function<Params, Simulation>> SIMULATIONS = new TreeMap<>(Map.of(
-      "RegistrationStorm", BuiltIn::registrationStorm,
-      "SteadyHeartbeats", BuiltIn::steadyHeartbeats,
-      "SubscriptionFanOut", BuiltIn::subscriptionFanOut,
-      "ChurnWithSubscribers", BuiltIn::churnWithSubscribers,
-      "ReconnectStorm", BuiltIn::reconnectStorm,
-      "QueryLoad", BuiltIn::queryLoad,
-      "QueryStorm", BuiltIn::queryStorm,
-      "IdleConnections", BuiltIn::idleConnections,
-      "ResumeCost", BuiltIn::resumeCost,
-      "LoneHeartbeats", BuiltIn::loneHeartbeats));
+  private static final Map<String, Function<Params, Simulation>> SIMULATIONS = new TreeMap<>(Map.ofEntries(
+      Map.entry("RegistrationStorm", BuiltIn::registrationStorm),
+      Map.entry("SteadyHeartbeats", BuiltIn::steadyHeartbeats),
+      Map.entry("SubscriptionFanOut", BuiltIn::subscriptionFanOut),
+      Map.entry("ChurnWithSubscribers", BuiltIn::churnWithSubscribers),
+      Map.entry("ReconnectStorm", BuiltIn::reconnectStorm),
+      Map.entry("QueryLoad", BuiltIn::queryLoad),
+      Map.entry("QueryStorm", BuiltIn::queryStorm),
+      Map.entry("IdleConnections", BuiltIn::idleConnections),
+      Map.entry("ResumeCost", BuiltIn::resumeCost),
+      Map.entry("LoneHeartbeats", BuiltIn::loneHeartbeats),
+      Map.entry("LoneRegistrations", BuiltIn::loneRegistrations)));
 
   private BuiltIn() {}
 
@@ -71,6 +72,22 @@ public final class BuiltIn {
     return Simulation.named("RegistrationStorm")
         .setUp(scenario("deploy").exec(connect()).exec(register(service, instances, concurrency, !persistent))
             .exec(pause(hold))
+            .inject(atOnceUsers(users)))
+        .maxDuration(p.millis("max-duration-ms", 300_000))
+        .assertions(withOptional(p, "register",
+            errorPercent("*").lessThan(0.1), count("register").atLeast((long) users * instances)));
+  }
+
+  /**
+   * Registrations as a fleet sends them: one at a time on each connection, so that each arrives
+   * alone and nothing batches; with {@code --server-pid}, the server's CPU per registration.
+   */
+  static Simulation loneRegistrations(Params p) {
+    int users = p.integer("users", 50);
+    int instances = p.integer("instances", 2_000);
+    String service = p.text("service", "lone-registrations");
+    return Simulation.named("LoneRegistrations")
+        .setUp(scenario("one-at-a-time").exec(connect()).exec(register(service, instances, 1, true))
             .inject(atOnceUsers(users)))
         .maxDuration(p.millis("max-duration-ms", 300_000))
         .assertions(withOptional(p, "register",
