@@ -6,14 +6,25 @@ import io.reactiveregistry.client.ServiceView;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.ViewFilter;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -123,8 +134,8 @@ public final class ClientBenchmarks implements Callable<Integer> {
     }
     // An observer outside the fleet notes when each instance is back after the restart: a client
     // starved by the others would show in the tail.
-    java.util.concurrent.ConcurrentHashMap<String, Long> backAt = new java.util.concurrent.ConcurrentHashMap<>();
-    java.util.concurrent.atomic.AtomicBoolean restarted = new java.util.concurrent.atomic.AtomicBoolean();
+    ConcurrentHashMap<String, Long> backAt = new ConcurrentHashMap<>();
+    AtomicBoolean restarted = new AtomicBoolean();
     RegistryClient observer = RegistryClient.builder().servers("tcp://127.0.0.1:" + port).clientName("observer")
         .reconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
     watches.add(observer.events(fleet, null, false).subscribe(event -> {
@@ -149,7 +160,7 @@ public final class ClientBenchmarks implements Callable<Integer> {
     long serverCpuAtStart = server.cpuNanos();
     long processCpuAtStart = processCpuNanos();
     // What the clients see of the fleet: the one with the most instances.
-    java.util.function.IntSupplier largestView = () -> largestView(views);
+    IntSupplier largestView = () -> largestView(views);
     Disposable progress = Flux.interval(Duration.ofSeconds(1)).subscribe(tick -> System.out.printf(Locale.ROOT,
         "  %2d s: %d registrations back, %d views correct%n", tick + 1, server.registered(largestView),
         correctViews(views)));
@@ -191,7 +202,7 @@ public final class ClientBenchmarks implements Callable<Integer> {
     void stop() throws Exception;
 
     /** Instances of the fleet registered with it; {@code largestView} where it cannot be asked directly. */
-    int registered(java.util.function.IntSupplier largestView);
+    int registered(IntSupplier largestView);
 
     /** CPU time the server has used (0 when it shares this process). */
     long cpuNanos();
@@ -212,10 +223,10 @@ public final class ClientBenchmarks implements Callable<Integer> {
     }
 
     @Override
-    public int registered(java.util.function.IntSupplier largestView) {
+    public int registered(IntSupplier largestView) {
       return server.runtime().read(r -> r.view(
-          new io.reactiveregistry.server.core.ServiceKey("public", "DEFAULT_GROUP", "fleet"),
-          io.reactiveregistry.server.core.ViewFilter.ALL).instances().size());
+          new ServiceKey("public", "DEFAULT_GROUP", "fleet"),
+          ViewFilter.ALL).instances().size());
     }
 
     @Override
@@ -231,13 +242,13 @@ public final class ClientBenchmarks implements Callable<Integer> {
   private static final class ServerProcess implements StormServer {
     private final String jar;
     private final int port;
-    private final java.nio.file.Path dataDir;
+    private final Path dataDir;
     private Process process;
 
-    ServerProcess(String jar, int port) throws java.io.IOException {
+    ServerProcess(String jar, int port) throws IOException {
       this.jar = jar;
       this.port = port;
-      this.dataDir = java.nio.file.Files.createTempDirectory("reconnect-storm");
+      this.dataDir = Files.createTempDirectory("reconnect-storm");
     }
 
     @Override
@@ -250,9 +261,9 @@ public final class ClientBenchmarks implements Callable<Integer> {
     }
 
     private boolean listening() {
-      try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      try (Socket socket = new Socket("127.0.0.1", port)) {
         return true;
-      } catch (java.io.IOException notYet) {
+      } catch (IOException notYet) {
         return false;
       }
     }
@@ -260,13 +271,13 @@ public final class ClientBenchmarks implements Callable<Integer> {
     @Override
     public void stop() throws Exception {
       process.destroy(); // SIGTERM: the server's graceful shutdown, as an operator's restart
-      if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+      if (!process.waitFor(20, TimeUnit.SECONDS)) {
         process.destroyForcibly().waitFor();
       }
     }
 
     @Override
-    public int registered(java.util.function.IntSupplier largestView) {
+    public int registered(IntSupplier largestView) {
       return largestView.getAsInt();
     }
 
@@ -307,7 +318,7 @@ public final class ClientBenchmarks implements Callable<Integer> {
     return "127.0." + (i / 250) + "." + (i % 250 + 1);
   }
 
-  private static void waitUntil(java.util.function.BooleanSupplier condition, Duration limit) throws InterruptedException {
+  private static void waitUntil(BooleanSupplier condition, Duration limit) throws InterruptedException {
     long deadline = System.nanoTime() + limit.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

@@ -55,7 +55,7 @@ class RulesTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "300.1.1.1", "1.2.3", "01.2.3.4", "1.2.3.4.5", "1..2.3", "::g", "1:2:3:4:5:6:7:8:9",
+  @ValueSource(strings = {"", "300.1.1.1", "1.2.3", "127.0.0.01", "1.2.3.4.5", "1..2.3", "::g", "1:2:3:4:5:6:7:8:9",
       "fe80::1%eth0", "::ffff:1.2.3.4", ":", "[::1", "-bad.example", "under_score.example", "a..b", "spa ce"})
   void invalidAddressesAreRefusedNamingTheField(String ip) {
     assertThatThrownBy(() -> Addresses.normalize("instance.ip", ip))

@@ -114,17 +114,7 @@ public final class SubscriberQueue {
     if (drainer == null) {
       drain();
     } else if (drainScheduled.compareAndSet(false, true)) {
-      long delay = coalesce && pacing.paces() && framesSent ? pacing.delayAfter(lastFrameNanos) : 0;
-      try {
-        if (delay == 0) {
-          drainer.execute(scheduledDrain);
-        } else {
-          drainer.schedule(scheduledDrain, delay);
-        }
-      } catch (RejectedExecutionException stopping) {
-        // The event loop is shutting down, and the subscriber's connection with it.
-        drainScheduled.set(false);
-      }
+      submit(drainer, coalesce && pacing.paces() && framesSent ? pacing.delayAfter(lastFrameNanos) : 0);
     }
   }
 
@@ -134,11 +124,21 @@ public final class SubscriberQueue {
    */
   private void retryLater(DrainLoop loop) {
     if (drainScheduled.compareAndSet(false, true)) {
-      try {
-        loop.schedule(scheduledDrain, CONGESTION_RETRY_NANOS);
-      } catch (RejectedExecutionException stopping) {
-        drainScheduled.set(false);
+      submit(loop, CONGESTION_RETRY_NANOS);
+    }
+  }
+
+  /** Runs the drain on its loop, now or after a delay; the caller has set {@code drainScheduled}. */
+  private void submit(DrainLoop loop, long delayNanos) {
+    try {
+      if (delayNanos == 0) {
+        loop.execute(scheduledDrain);
+      } else {
+        loop.schedule(scheduledDrain, delayNanos);
       }
+    } catch (RejectedExecutionException stopping) {
+      // The event loop is shutting down, and the subscriber's connection with it.
+      drainScheduled.set(false);
     }
   }
 

@@ -14,17 +14,13 @@ import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.core.RegistryConfig;
 import io.reactiveregistry.server.core.ServiceKey;
-import io.reactiveregistry.server.core.ServiceView;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
-import io.reactiveregistry.server.wire.WireViews;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
@@ -100,7 +96,7 @@ class CoalescingTest {
     folder.takeOne();
     assertThat(folder.frames).isEqualTo(2);
     assertThat(folder.batches).as("one change left: sent alone").isZero();
-    assertThat(folder.fold.values()).extracting(InstanceBody::port, InstanceBody::weight)
+    assertThat(folder.fold.instances().values()).extracting(InstanceBody::port, InstanceBody::weight)
         .containsExactlyInAnyOrder(tuple(8081, 1.0), tuple(8080, 3.0));
   }
 
@@ -249,7 +245,7 @@ class CoalescingTest {
   private final class Folder extends BaseSubscriber<byte[]> {
     final RegistryRuntime runtime;
     final ViewFilter filter;
-    final Map<String, InstanceBody> fold = new TreeMap<>();
+    final ViewFold fold = new ViewFold();
     int frames;
     int batches;
     long lastRevision;
@@ -283,16 +279,7 @@ class CoalescingTest {
     private void apply(ServiceEvent event) {
       assertThat(event.revision()).as("revisions never go backwards").isGreaterThanOrEqualTo(lastRevision);
       lastRevision = event.revision();
-      switch (event.type()) {
-        case "SNAPSHOT" -> {
-          fold.clear();
-          event.instances().forEach(instance -> fold.put(instance.instanceId(), instance));
-        }
-        case "UPSERT" -> fold.put(event.instance().instanceId(), event.instance());
-        case "REMOVE" -> fold.remove(event.instanceId());
-        case "SERVICE_DELETED" -> fold.clear();
-        default -> throw new AssertionError("unexpected " + event.type());
-      }
+      fold.apply(event);
     }
 
     /** Takes the next frame: one event, or all that are pending as one batch. */
@@ -307,10 +294,7 @@ class CoalescingTest {
         before = frames;
         request(1);
       } while (frames != before);
-      ServiceView view = runtime.read(r -> r.view(orders, filter));
-      Map<String, InstanceBody> expected = WireViews.snapshot(view).instances().stream()
-          .collect(Collectors.toMap(InstanceBody::instanceId, instance -> instance, (a, b) -> a, TreeMap::new));
-      assertThat(fold).as("view %s", filter).isEqualTo(expected);
+      assertThat(fold.instances()).as("view %s", filter).isEqualTo(ViewFold.expected(runtime, orders, filter));
     }
   }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * A drain loop on virtual time: tasks run only when the test says so, in the order they fall due;
@@ -70,11 +71,12 @@ final class ManualDrainLoop implements DrainLoop {
     }
     while (true) {
       synchronized (this) {
-        long next = tasks.stream().mapToLong(Task::dueNanos).filter(due -> due <= target).min().orElse(target);
-        now = Math.max(now, next);
-        if (next == target && tasks.stream().noneMatch(t -> t.dueNanos() <= target)) {
+        OptionalLong next = tasks.stream().mapToLong(Task::dueNanos).filter(due -> due <= target).min();
+        if (next.isEmpty()) {
+          now = target;
           return;
         }
+        now = Math.max(now, next.getAsLong());
       }
       runDue();
     }

@@ -3,7 +3,6 @@ package io.reactiveregistry.server.push;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
-import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.InstanceSpec;
@@ -12,19 +11,15 @@ import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.core.RegistryConfig;
 import io.reactiveregistry.server.core.ServiceKey;
-import io.reactiveregistry.server.core.ServiceView;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
-import io.reactiveregistry.server.wire.WireViews;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 
@@ -266,7 +261,7 @@ class ResumeTest {
     final RegistryRuntime runtime;
     final ViewFilter filter;
     Subscriber subscriber;
-    final Map<String, InstanceBody> fold = new TreeMap<>();
+    final ViewFold fold = new ViewFold();
     int applied;
 
     Folder(RegistryRuntime runtime, ViewFilter filter) {
@@ -294,26 +289,13 @@ class ResumeTest {
     void catchUp() {
       List<ServiceEvent> events = subscriber.events;
       for (; applied < events.size(); applied++) {
-        ServiceEvent event = events.get(applied);
-        switch (event.type()) {
-          case "SNAPSHOT" -> {
-            fold.clear();
-            event.instances().forEach(instance -> fold.put(instance.instanceId(), instance));
-          }
-          case "UPSERT" -> fold.put(event.instance().instanceId(), event.instance());
-          case "REMOVE" -> fold.remove(event.instanceId());
-          case "SERVICE_DELETED" -> fold.clear();
-          default -> { }
-        }
+        fold.apply(events.get(applied));
       }
     }
 
     void assertMatches() {
       catchUp();
-      ServiceView view = runtime.read(r -> r.view(orders, filter));
-      Map<String, InstanceBody> expected = WireViews.snapshot(view).instances().stream()
-          .collect(Collectors.toMap(InstanceBody::instanceId, instance -> instance, (a, b) -> a, TreeMap::new));
-      assertThat(fold).as("view %s", filter).isEqualTo(expected);
+      assertThat(fold.instances()).as("view %s", filter).isEqualTo(ViewFold.expected(runtime, orders, filter));
     }
   }
 }
