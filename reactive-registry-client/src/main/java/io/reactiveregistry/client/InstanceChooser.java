@@ -22,11 +22,7 @@ public final class InstanceChooser {
 
   /** @param preferredCluster null for no preference */
   public InstanceBody choose(ServiceView view, @Nullable String preferredCluster) {
-    boolean protection = view.protectionTriggered();
-    List<InstanceBody> candidates = serving(view.instances(), preferredCluster, protection);
-    if (candidates.isEmpty() && preferredCluster != null) {
-      candidates = serving(view.instances(), null, protection);
-    }
+    List<InstanceBody> candidates = candidates(view, preferredCluster);
     if (candidates.isEmpty()) {
       throw new NoInstanceAvailableException("service " + view.service() + " has no healthy, enabled instance of "
           + "weight above 0 (" + view.instances().size() + " instance(s) in its view)");
@@ -43,6 +39,19 @@ public final class InstanceChooser {
       }
     }
     return candidates.get(candidates.size() - 1);
+  }
+
+  /**
+   * The instances a choice is made among: those that serve traffic, in {@code preferredCluster}
+   * when it has any; for a load balancer that makes its own choice.
+   */
+  public static List<InstanceBody> candidates(ServiceView view, @Nullable String preferredCluster) {
+    boolean protection = view.protectionTriggered();
+    List<InstanceBody> candidates = serving(view.instances(), preferredCluster, protection);
+    if (candidates.isEmpty() && preferredCluster != null) {
+      candidates = serving(view.instances(), null, protection);
+    }
+    return candidates;
   }
 
   private static List<InstanceBody> serving(List<InstanceBody> instances, String cluster, boolean protection) {

@@ -5,7 +5,10 @@ import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.Query;
 import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.protocol.message.ServiceList;
+import io.reactiveregistry.protocol.message.ServiceListQuery;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.ServiceSummary;
 import io.reactiveregistry.protocol.rules.Addresses;
 import io.reactiveregistry.protocol.rules.InstanceRules;
 import io.reactiveregistry.protocol.rules.Names;
@@ -40,6 +43,9 @@ import reactor.core.publisher.Mono;
  * contract's code; no server within the request timeout as {@link RegistryUnavailableException}.
  */
 public final class RegistryClient {
+  /** The largest page {@code service.list} gives. */
+  private static final int LIST_PAGE_SIZE = 1_000;
+
   private final ConnectionManager connections;
   private final Registrar registrar;
   private final Watches watches;
@@ -94,6 +100,28 @@ public final class RegistryClient {
           .onErrorMap(Wire::translate);
     });
   }
+
+  /**
+   * The services of a namespace and group (a null group: every group), as their summaries, all
+   * pages of {@code service.list} in order.
+   */
+  public Flux<ServiceSummary> services(String namespace, @Nullable String group) {
+    return Flux.defer(() -> servicePage(namespace, group, 1)
+        .expand(page -> page.services().size() < LIST_PAGE_SIZE ? Mono.empty()
+            : servicePage(namespace, group, page.page() + 1))
+        .concatMapIterable(ListedPage::services));
+  }
+
+  private Mono<ListedPage> servicePage(String namespace, @Nullable String group, int page) {
+    ServiceListQuery body = new ServiceListQuery(namespace, group, null, page, LIST_PAGE_SIZE);
+    return connections.link(requestTimeout)
+        .flatMap(link -> link.socket().requestResponse(Wire.payload(Route.SERVICE_LIST.routeName(), body)))
+        .map(answer -> new ListedPage(page, Wire.decode(answer, ServiceList.class).services()))
+        .timeout(requestTimeout)
+        .onErrorMap(Wire::translate);
+  }
+
+  private record ListedPage(int page, List<ServiceSummary> services) {}
 
   /**
    * Complete, folded views of a service, pushed as it changes. Callers watching the same view

@@ -1,0 +1,96 @@
+package io.reactiveregistry.spring.discovery;
+
+import io.reactiveregistry.client.RegistryClient;
+import io.reactiveregistry.client.ServiceName;
+import io.reactiveregistry.client.ServiceView;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.DisposableBean;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The views of the services this application has asked about: a service asked for once is watched
+ * from then on, so discovery and the load balancer answer from the latest pushed view, never by
+ * polling. Each view is watched once, however many callers ask.
+ */
+public final class ServiceViews implements DisposableBean {
+  private final RegistryClient client;
+  private final String namespace;
+  private final String group;
+  private final Duration firstViewTimeout;
+  private final ConcurrentMap<Key, Watched> watched = new ConcurrentHashMap<>();
+  private final Disposable.Composite subscriptions = Disposables.composite();
+
+  /**
+   * @param firstViewTimeout how long to wait for the first view of a service nobody asked about
+   *     before (the registry may be unreachable)
+   */
+  public ServiceViews(RegistryClient client, String namespace, String group, Duration firstViewTimeout) {
+    this.client = client;
+    this.namespace = namespace;
+    this.group = group;
+    this.firstViewTimeout = firstViewTimeout;
+  }
+
+  public ServiceName name(String serviceId) {
+    return new ServiceName(namespace, group, serviceId);
+  }
+
+  /**
+   * The service's views as they are pushed, the latest one first. {@code healthyOnly} views are
+   * the server's healthy-only views, with its protection rule: what a load balancer needs.
+   */
+  public Flux<ServiceView> views(String serviceId, boolean healthyOnly) {
+    return watched(serviceId, healthyOnly).views;
+  }
+
+  /** The latest view, waiting for the first one if the service was never asked about. */
+  public Mono<ServiceView> current(String serviceId, boolean healthyOnly) {
+    Watched view = watched(serviceId, healthyOnly);
+    ServiceView latest = view.latest;
+    return latest != null ? Mono.just(latest) : view.views.next().timeout(firstViewTimeout);
+  }
+
+  /** The latest view if one has arrived, without waiting. */
+  public Optional<ServiceView> latest(String serviceId, boolean healthyOnly) {
+    return Optional.ofNullable(watched(serviceId, healthyOnly).latest);
+  }
+
+  /** The names of the services in the configured namespace and group. */
+  public Mono<List<String>> serviceIds() {
+    return client.services(namespace, group).map(summary -> summary.service()).collectList()
+        .timeout(firstViewTimeout);
+  }
+
+  private Watched watched(String serviceId, boolean healthyOnly) {
+    return watched.computeIfAbsent(new Key(serviceId, healthyOnly), this::watch);
+  }
+
+  private Watched watch(Key key) {
+    Watched view = new Watched();
+    view.views = client.watch(name(key.serviceId), List.of(), key.healthyOnly)
+        .doOnNext(next -> view.latest = next)
+        .replay(1)
+        .autoConnect(0, subscriptions::add);
+    return view;
+  }
+
+  @Override
+  public void destroy() {
+    subscriptions.dispose();
+  }
+
+  private record Key(String serviceId, boolean healthyOnly) {}
+
+  private static final class Watched {
+    volatile @Nullable ServiceView latest;
+    Flux<ServiceView> views = Flux.empty();
+  }
+}

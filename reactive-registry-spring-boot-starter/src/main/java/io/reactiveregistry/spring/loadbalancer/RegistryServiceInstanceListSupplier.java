@@ -1,0 +1,46 @@
+package io.reactiveregistry.spring.loadbalancer;
+
+import io.reactiveregistry.client.InstanceChooser;
+import io.reactiveregistry.client.ServiceView;
+import io.reactiveregistry.spring.discovery.RegistryServiceInstance;
+import io.reactiveregistry.spring.discovery.ServiceViews;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.cloud.client.ServiceInstance;
+import org.springframework.cloud.loadbalancer.core.ServiceInstanceListSupplier;
+import reactor.core.publisher.Flux;
+
+/**
+ * The instances a load-balanced call may go to, from the service's pushed healthy-only view: the
+ * healthy, enabled instances of weight above 0 (every enabled one while the service's protection
+ * is triggered), in the preferred cluster while it has any. A new list is emitted with every
+ * push, so a load-balanced {@code WebClient} or {@code RestClient} follows changes in
+ * milliseconds; no cache, no polling.
+ */
+public final class RegistryServiceInstanceListSupplier implements ServiceInstanceListSupplier {
+  private final String serviceId;
+  private final ServiceViews views;
+  private final @Nullable String preferredCluster;
+
+  public RegistryServiceInstanceListSupplier(String serviceId, ServiceViews views, @Nullable String preferredCluster) {
+    this.serviceId = serviceId;
+    this.views = views;
+    this.preferredCluster = preferredCluster;
+  }
+
+  @Override
+  public String getServiceId() {
+    return serviceId;
+  }
+
+  @Override
+  public Flux<List<ServiceInstance>> get() {
+    return views.views(serviceId, true).map(this::serving);
+  }
+
+  private List<ServiceInstance> serving(ServiceView view) {
+    return InstanceChooser.candidates(view, preferredCluster).stream()
+        .<ServiceInstance>map(instance -> new RegistryServiceInstance(view.service(), instance))
+        .toList();
+  }
+}

@@ -1,0 +1,92 @@
+package io.reactiveregistry.spring.registration;
+
+import io.reactiveregistry.client.ServiceName;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.spring.boot.RegistryProperties;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.cloud.client.serviceregistry.AbstractAutoServiceRegistration;
+import org.springframework.cloud.client.serviceregistry.AutoServiceRegistrationProperties;
+import org.springframework.cloud.commons.util.InetUtils;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Registers this application once its web server has started (Spring Cloud's
+ * {@code WebServerInitializedEvent} handling), as {@code spring.application.name} on the web
+ * server's port, and deregisters it when the context stops.
+ *
+ * <p>Deregistration comes first in a graceful shutdown: as a {@link SmartLifecycle} stopped before
+ * the web server's graceful shutdown, callers see the instance go and move away while it still
+ * answers the requests already on their way. (Spring Cloud's default deregisters only when the
+ * bean is destroyed, after the web server has drained.) It is not started by the lifecycle: the
+ * web server's event starts it, so an application without a web server registers nothing.
+ */
+public final class RegistryAutoServiceRegistration extends AbstractAutoServiceRegistration<RegistryRegistration>
+    implements SmartLifecycle {
+  private final RegistryProperties properties;
+  private final InetUtils inetUtils;
+  private volatile @Nullable RegistryRegistration registration;
+
+  public RegistryAutoServiceRegistration(ApplicationContext context, RegistryServiceRegistry serviceRegistry,
+      AutoServiceRegistrationProperties autoProperties, RegistryProperties properties, InetUtils inetUtils) {
+    super(context, serviceRegistry, autoProperties);
+    this.properties = properties;
+    this.inetUtils = inetUtils;
+  }
+
+  @Override
+  public int getPhase() {
+    return WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE + 1;
+  }
+
+  @Override
+  public boolean isAutoStartup() {
+    return false;
+  }
+
+  /** The instance to register, from the {@code reactive-registry.registration.*} properties. */
+  RegistryRegistration describe(int webServerPort) {
+    RegistryProperties.Registration own = properties.getRegistration();
+    String serviceId = own.getService() != null ? own.getService() : getAppName();
+    String ip = own.getIp() != null ? own.getIp() : inetUtils.findFirstNonLoopbackHostInfo().getIpAddress();
+    int port = own.getPort() != null ? own.getPort() : webServerPort;
+    Map<String, String> metadata = new LinkedHashMap<>(own.getMetadata());
+    if (own.isSecure()) {
+      metadata.put("secure", "true");
+    }
+    InstanceBody instance = new InstanceBody(null, ip, port, own.getCluster(), own.getWeight(), null, null, null,
+        metadata);
+    return new RegistryRegistration(new ServiceName(properties.getNamespace(), properties.getGroup(), serviceId),
+        instance, own.isEphemeral());
+  }
+
+  @Override
+  protected Object getConfiguration() {
+    return properties;
+  }
+
+  @Override
+  protected boolean isEnabled() {
+    return properties.getRegistration().isEnabled();
+  }
+
+  /** Described once the web server's port is known (Spring Cloud asks before it registers). */
+  @Override
+  protected @Nullable RegistryRegistration getRegistration() {
+    RegistryRegistration described = registration;
+    if (described == null && (getPort().get() > 0 || properties.getRegistration().getPort() != null)) {
+      described = describe(getPort().get());
+      registration = described;
+    }
+    return described;
+  }
+
+  /** The management server, when it has a port of its own, is not registered as a service. */
+  @Override
+  protected @Nullable RegistryRegistration getManagementRegistration() {
+    return null;
+  }
+}

@@ -1,0 +1,143 @@
+package io.reactiveregistry.spring;
+
+import static io.reactiveregistry.spring.TestApps.WAIT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.reactiveregistry.client.RegistryClient;
+import io.reactiveregistry.client.ServiceName;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.spring.discovery.ServiceViews;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.cloud.client.ServiceInstance;
+import org.springframework.cloud.client.discovery.DiscoveryClient;
+import org.springframework.cloud.client.discovery.ReactiveDiscoveryClient;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/** The starter in real Spring Boot applications against a real registry server, over a real socket. */
+class SpringStarterTest {
+  private static final ServiceName ORDERS = ServiceName.of("orders");
+
+  private RegistryServer server;
+  private RegistryClient witness;
+
+  @BeforeEach
+  void startServer() {
+    server = TestApps.server(0);
+    witness = RegistryClient.builder().servers("tcp://127.0.0.1:" + server.tcpPort()).clientName("witness").build();
+  }
+
+  @AfterEach
+  void stopServer() {
+    witness.closeAndWait();
+    server.disposeNow(WAIT);
+  }
+
+  @Test
+  void anApplicationRegistersOnStartAndIsGoneFromAnotherApplicationsViewWithinASecondOfItsGracefulShutdown() {
+    ConfigurableApplicationContext orders = TestApps.start(TestApps.Whoami.class, "orders", server.tcpPort(),
+        "reactive-registry.registration.metadata.version=2", "server.shutdown=graceful");
+    ConfigurableApplicationContext caller = TestApps.start(TestApps.Caller.class, "caller", server.tcpPort());
+    try {
+      int port = TestApps.port(orders);
+      await().atMost(WAIT).until(() -> ports(witness.query(ORDERS).block(WAIT)).contains(port));
+      InstanceBody registered = witness.query(ORDERS).block(WAIT).instances().get(0);
+      assertThat(registered.ip()).isEqualTo("127.0.0.1");
+      assertThat(registered.metadata()).containsEntry("version", "2");
+      assertThat(registered.cluster()).isEqualTo("DEFAULT");
+
+      ServiceViews callerViews = caller.getBean(ServiceViews.class);
+      ReactiveDiscoveryClient discovery = caller.getBean(ReactiveDiscoveryClient.class);
+      await().atMost(WAIT).until(() -> discovery.getInstances("orders").collectList().block(WAIT).size() == 1);
+
+      long shutdownStarted = System.nanoTime();
+      Thread closing = new Thread(orders::close, "orders-shutdown");
+      closing.start();
+      await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(10))
+          .until(() -> callerViews.latest("orders", false).map(view -> view.instances().isEmpty()).orElse(false));
+      assertThat(Duration.ofNanos(System.nanoTime() - shutdownStarted)).isLessThan(Duration.ofSeconds(1));
+      await().atMost(WAIT).until(() -> !closing.isAlive());
+      assertThat(witness.query(ORDERS).block(WAIT).instances()).isEmpty();
+    } finally {
+      orders.close();
+      caller.close();
+    }
+  }
+
+  @Test
+  void discoveryClientsReturnTheInstancesTheRegistrysQueryReturns() {
+    ConfigurableApplicationContext first = TestApps.start(TestApps.Whoami.class, "orders", server.tcpPort(),
+        "reactive-registry.registration.weight=2.5", "reactive-registry.registration.cluster=eu");
+    ConfigurableApplicationContext second = TestApps.start(TestApps.Whoami.class, "orders", server.tcpPort());
+    ConfigurableApplicationContext caller = TestApps.start(TestApps.Caller.class, "caller", server.tcpPort());
+    try {
+      await().atMost(WAIT).until(() -> witness.query(ORDERS).block(WAIT).instances().size() == 2);
+      ServiceSnapshot query = witness.query(ORDERS).block(WAIT);
+
+      DiscoveryClient blocking = caller.getBean(DiscoveryClient.class);
+      ReactiveDiscoveryClient reactive = caller.getBean(ReactiveDiscoveryClient.class);
+      List<ServiceInstance> fromBlocking = sorted(blocking.getInstances("orders"));
+      List<ServiceInstance> fromReactive = sorted(reactive.getInstances("orders").collectList().block(WAIT));
+
+      List<InstanceBody> expected = query.instances().stream()
+          .sorted(Comparator.comparing(InstanceBody::instanceId)).toList();
+      for (List<ServiceInstance> instances : List.of(fromBlocking, fromReactive)) {
+        assertThat(instances).extracting(ServiceInstance::getInstanceId)
+            .containsExactlyElementsOf(expected.stream().map(InstanceBody::instanceId).toList());
+        assertThat(instances).extracting(ServiceInstance::getHost).containsOnly("127.0.0.1");
+        assertThat(instances).extracting(ServiceInstance::getPort)
+            .containsExactlyElementsOf(expected.stream().map(InstanceBody::port).toList());
+        assertThat(instances).extracting(instance -> instance.getMetadata().get("cluster"))
+            .containsExactlyElementsOf(expected.stream().map(InstanceBody::cluster).toList());
+      }
+      assertThat(fromBlocking).extracting(instance -> instance.getMetadata().get("weight"))
+          .containsExactlyInAnyOrder("2.5", "1.0");
+      assertThat(blocking.getServices()).contains("orders", "caller");
+      assertThat(reactive.getServices().collectList().block(WAIT)).contains("orders", "caller");
+
+      // A service nobody has registered is an empty list, not an error.
+      assertThat(blocking.getInstances("nobody")).isEmpty();
+    } finally {
+      first.close();
+      second.close();
+      caller.close();
+    }
+  }
+
+  @Test
+  void theClientsMetersAndHealthAreTheApplications() {
+    ConfigurableApplicationContext orders = TestApps.start(TestApps.Whoami.class, "orders", server.tcpPort());
+    try {
+      MeterRegistry meters = orders.getBean(MeterRegistry.class);
+      await().atMost(WAIT).until(() -> meters.find("registry.client.registrations").gauge() != null
+          && meters.find("registry.client.registrations").gauge().value() == 1.0);
+      assertThat(meters.find("registry.client.connected").gauge().value()).isEqualTo(1.0);
+
+      String health = WebClient.create("http://127.0.0.1:" + TestApps.port(orders)).get().uri("/actuator/health")
+          .retrieve().bodyToMono(String.class).block(WAIT);
+      assertThat(health).contains("\"reactiveRegistry\"").contains("\"connected\":true")
+          .contains("\"registrationsActive\":1");
+    } finally {
+      orders.close();
+    }
+  }
+
+  private static Set<Integer> ports(ServiceSnapshot snapshot) {
+    return snapshot.instances().stream().map(InstanceBody::port).collect(Collectors.toSet());
+  }
+
+  private static List<ServiceInstance> sorted(List<ServiceInstance> instances) {
+    return instances.stream().sorted(Comparator.comparing(ServiceInstance::getInstanceId)).toList();
+  }
+}

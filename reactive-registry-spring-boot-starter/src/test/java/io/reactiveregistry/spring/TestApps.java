@@ -1,0 +1,84 @@
+package io.reactiveregistry.spring;
+
+import static org.springframework.web.reactive.function.server.RequestPredicates.GET;
+import static org.springframework.web.reactive.function.server.RouterFunctions.route;
+
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.cloud.client.loadbalancer.LoadBalanced;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+/** Real registry servers and real Spring Boot WebFlux applications on loopback, for the starter's tests. */
+final class TestApps {
+  static final Duration WAIT = Duration.ofSeconds(10);
+
+  private TestApps() {}
+
+  static RegistryServer server(int port) {
+    return RegistryServer.start(ServerConfig.ephemeralLoopback().withTcpPort(port)).block(WAIT);
+  }
+
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A WebFlux application using the starter, on a free port, with {@code extra} properties ({@code key=value}). */
+  static ConfigurableApplicationContext start(Class<?> app, String name, int registryPort, String... extra) {
+    List<String> args = new ArrayList<>(List.of(
+        "--server.port=0",
+        "--spring.application.name=" + name,
+        "--spring.main.banner-mode=off",
+        "--logging.level.root=WARN",
+        "--reactive-registry.servers=tcp://127.0.0.1:" + registryPort,
+        "--reactive-registry.registration.ip=127.0.0.1",
+        "--reactive-registry.reconnect-max-backoff=500ms",
+        "--management.endpoint.health.show-details=always"));
+    for (String property : extra) {
+      args.add("--" + property);
+    }
+    return new SpringApplicationBuilder(app).run(args.toArray(String[]::new));
+  }
+
+  static int port(ConfigurableApplicationContext context) {
+    return ((WebServerApplicationContext) context).getWebServer().getPort();
+  }
+
+  /** A service that answers {@code GET /whoami} with the port it listens on. */
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class Whoami {
+    @Bean
+    RouterFunction<ServerResponse> whoami() {
+      return route(GET("/whoami"), request -> ServerResponse.ok()
+          .bodyValue(String.valueOf(request.exchange().getRequest().getLocalAddress().getPort())));
+    }
+  }
+
+  /** A caller with a load-balanced {@code WebClient.Builder}. */
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class Caller {
+    @Bean
+    @LoadBalanced
+    WebClient.Builder loadBalanced() {
+      return WebClient.builder();
+    }
+  }
+}
