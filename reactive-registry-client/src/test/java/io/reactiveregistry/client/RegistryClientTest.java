@@ -2,12 +2,14 @@ package io.reactiveregistry.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.ServiceSummary;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
@@ -47,6 +49,22 @@ class RegistryClientTest {
 
   private static InstanceBody instance(String ip, int port) {
     return InstanceBody.of(ip, port, null, 1.0, Map.of());
+  }
+
+  @Test
+  void servicesListsTheNamespacesServicesWithTheirCounts() {
+    RegistryClient app = client("app");
+    app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of())).block(WAIT);
+    app.register(ORDERS, InstanceBody.of("127.0.0.5", 8081, null, 1.0, Map.of())).block(WAIT);
+    app.register(new ServiceName("public", "billing", "invoices"), InstanceBody.of("127.0.0.6", 80, null, 1.0,
+        Map.of())).block(WAIT);
+
+    assertThat(app.services("public", null).collectList().block(WAIT))
+        .extracting(ServiceSummary::group, ServiceSummary::service, ServiceSummary::instanceCount)
+        .containsExactlyInAnyOrder(tuple("DEFAULT_GROUP", "orders", 2), tuple("billing", "invoices", 1));
+    assertThat(app.services("public", "billing").collectList().block(WAIT))
+        .extracting(ServiceSummary::service).containsExactly("invoices");
+    assertThat(app.services("elsewhere", null).collectList().block(WAIT)).isEmpty();
   }
 
   @Test

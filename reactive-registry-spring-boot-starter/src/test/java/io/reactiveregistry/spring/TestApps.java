@@ -5,6 +5,7 @@ import static org.springframework.web.reactive.function.server.RouterFunctions.r
 
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.core.HeartbeatTimings;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -27,8 +28,11 @@ final class TestApps {
 
   private TestApps() {}
 
+  /** Heartbeats every 200 ms, so that a test may give an instance a one-second heartbeat timeout. */
   static RegistryServer server(int port) {
-    return RegistryServer.start(ServerConfig.ephemeralLoopback().withTcpPort(port)).block(WAIT);
+    ServerConfig config = ServerConfig.ephemeralLoopback().withTcpPort(port)
+        .withHeartbeat(new HeartbeatTimings(200, 2_000, 4_000));
+    return RegistryServer.start(config).block(WAIT);
   }
 
   static int freePort() {

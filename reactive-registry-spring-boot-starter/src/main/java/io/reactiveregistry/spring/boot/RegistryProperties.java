@@ -1,6 +1,5 @@
 package io.reactiveregistry.spring.boot;
 
-import io.reactiveregistry.protocol.Protocol;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,18 +11,20 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /** The {@code reactive-registry.*} properties: the client, discovery and this application's registration. */
 @ConfigurationProperties("reactive-registry")
+// The protocol's defaults are written out as literals, not Protocol's constants, so that the
+// generated metadata (and so the IDE) shows them; ConfigurationMetadataTest checks they agree.
 public class RegistryProperties {
   /** Whether the registry client, discovery and registration are configured at all. */
   private boolean enabled = true;
 
-  /** The registry servers to connect to, {@code tcp://host:port} or {@code ws://host:port/rsocket}. */
-  private List<String> servers = new ArrayList<>(List.of("tcp://127.0.0.1:" + Protocol.DEFAULT_TCP_PORT));
+  /** The registry servers to connect to: tcp://host:port, or ws://host:port/rsocket for WebSocket. */
+  private List<String> servers = new ArrayList<>(List.of("tcp://127.0.0.1:7070"));
 
   /** The namespace of the services this application registers and looks up. */
-  private String namespace = Protocol.DEFAULT_NAMESPACE;
+  private String namespace = "public";
 
   /** The group of the services this application registers and looks up. */
-  private String group = Protocol.DEFAULT_GROUP;
+  private String group = "DEFAULT_GROUP";
 
   /** The client's name as the server shows it; spring.application.name when not set. */
   private @Nullable String clientName;
@@ -127,7 +128,7 @@ public class RegistryProperties {
     private @Nullable Integer port;
 
     /** The cluster the instance belongs to. */
-    private String cluster = Protocol.DEFAULT_CLUSTER;
+    private String cluster = "DEFAULT";
 
     /** The instance's share of traffic relative to the service's other instances (0 takes none). */
     private double weight = 1.0;
@@ -140,6 +141,20 @@ public class RegistryProperties {
 
     /** Metadata registered with the instance. */
     private Map<String, String> metadata = new LinkedHashMap<>();
+
+    /**
+     * How long the application keeps taking requests after deregistering on shutdown, so that
+     * callers' pushed views drop it before its web server stops listening.
+     */
+    private Duration deregisterGrace = Duration.ofMillis(300);
+
+    public Duration getDeregisterGrace() {
+      return deregisterGrace;
+    }
+
+    public void setDeregisterGrace(Duration deregisterGrace) {
+      this.deregisterGrace = deregisterGrace;
+    }
 
     public boolean isEnabled() {
       return enabled;

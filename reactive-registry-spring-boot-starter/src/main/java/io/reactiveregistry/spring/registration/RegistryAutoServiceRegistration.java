@@ -3,6 +3,7 @@ package io.reactiveregistry.spring.registration;
 import io.reactiveregistry.client.ServiceName;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.spring.boot.RegistryProperties;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -20,7 +21,9 @@ import org.springframework.context.SmartLifecycle;
  *
  * <p>Deregistration comes first in a graceful shutdown: as a {@link SmartLifecycle} stopped before
  * the web server's graceful shutdown, callers see the instance go and move away while it still
- * answers the requests already on their way. (Spring Cloud's default deregisters only when the
+ * answers the requests already on their way; it keeps listening for
+ * {@code reactive-registry.registration.deregister-grace} more, the time a push takes to reach
+ * the callers with room to spare. (Spring Cloud's default deregisters only when the
  * bean is destroyed, after the web server has drained.) It is not started by the lifecycle: the
  * web server's event starts it, so an application without a web server registers nothing.
  */
@@ -45,6 +48,21 @@ public final class RegistryAutoServiceRegistration extends AbstractAutoServiceRe
   @Override
   public boolean isAutoStartup() {
     return false;
+  }
+
+  @Override
+  public void stop() {
+    boolean wasRegistered = isRunning() && isEnabled();
+    super.stop();
+    Duration grace = properties.getRegistration().getDeregisterGrace();
+    if (wasRegistered && !grace.isZero() && !grace.isNegative()) {
+      try {
+        // On the thread closing the context, never an event loop: callers' views catch up meanwhile.
+        Thread.sleep(grace.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** The instance to register, from the {@code reactive-registry.registration.*} properties. */
