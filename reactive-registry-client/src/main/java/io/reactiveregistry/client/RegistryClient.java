@@ -247,7 +247,9 @@ public final class RegistryClient {
     private Builder() {}
 
     /**
-     * Server addresses, {@code tcp://host:port}, or {@code tls://host:port} (see {@link #tls}); the client uses one at a time and fails over to
+     * Server addresses, {@code tcp://host:port}, or {@code tls://host:port} (see {@link #tls}), or
+     * the WebSocket endpoint, {@code ws://host:port/rsocket} or {@code wss://...} (over WebSocket
+     * the other members of a cluster are not learned: list them all); the client uses one at a time and fails over to
      * the next. Every address listed must be a member of one registry cluster: independent servers
      * do not share what is registered on them, so clients that land on different ones would never
      * see each other. With a single server, list just that one. The other members of a cluster are
@@ -257,10 +259,10 @@ public final class RegistryClient {
     public Builder servers(String... addresses) {
       for (String address : addresses) {
         URI uri = URI.create(address);
-        if (!("tcp".equals(uri.getScheme()) || "tls".equals(uri.getScheme())) || uri.getHost() == null
-            || uri.getPort() < 1) {
+        if (!ClientTransports.SCHEMES.contains(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 1) {
           throw new IllegalArgumentException("a server address looks like tcp://127.0.0.1:7070 (or tls://... for "
-              + "a server with TLS), not " + address);
+              + "a server with TLS, ws://127.0.0.1:7071/rsocket or wss://... for its WebSocket endpoint), not "
+              + address);
         }
         servers.add(uri);
       }

@@ -52,6 +52,20 @@ class RegistryClientTest {
   }
 
   @Test
+  void aClientOnTheWebSocketEndpointRegistersAndWatches() {
+    RegistryClient overWebSocket = client(RegistryClient.builder()
+        .servers("ws://127.0.0.1:" + server.webSocketPort() + "/rsocket").clientName("ws-app"));
+    RegistryClient overTcp = client("tcp-app");
+    overWebSocket.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of())).block(WAIT);
+    overTcp.register(ORDERS, InstanceBody.of("127.0.0.5", 8081, null, 1.0, Map.of())).block(WAIT);
+
+    assertThat(overWebSocket.watch(ORDERS).filter(view -> view.instances().size() == 2).blockFirst(WAIT).instances())
+        .extracting(InstanceBody::port).containsExactlyInAnyOrder(8080, 8081);
+    assertThatThrownBy(() -> RegistryClient.builder().servers("http://127.0.0.1:7080"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ws://127.0.0.1:7071/rsocket");
+  }
+
+  @Test
   void servicesListsTheNamespacesServicesWithTheirCounts() {
     RegistryClient app = client("app");
     app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of())).block(WAIT);

@@ -102,6 +102,39 @@ class LoadBalancerTest {
     assertThat(toFirst).isBetween(320, 395);
   }
 
+  @Test
+  void thePreferredClusterTakesTheCallsWhileItHasInstancesThatServe() {
+    ConfigurableApplicationContext eu = TestApps.start(TestApps.Whoami.class, "orders", server.tcpPort(),
+        "reactive-registry.registration.cluster=eu");
+    ConfigurableApplicationContext euCaller = TestApps.start(TestApps.Caller.class, "eu-caller", server.tcpPort(),
+        "reactive-registry.registration.enabled=false", "reactive-registry.discovery.preferred-cluster=eu");
+    try {
+      int euPort = TestApps.port(eu);
+      WebClient orders = euCaller.getBean(WebClient.Builder.class).baseUrl("http://orders").build();
+      await().atMost(WAIT).until(() -> whoami(orders) == euPort);
+      for (int i = 0; i < 30; i++) {
+        assertThat(whoami(orders)).isEqualTo(euPort);
+      }
+      // The other callers have no preference: every instance of orders.
+      WebClient anyCluster = caller.getBean(WebClient.Builder.class).baseUrl("http://orders").build();
+      Set<Integer> reached = new HashSet<>();
+      await().atMost(WAIT).until(() -> {
+        reached.add(whoami(anyCluster));
+        return reached.size() == 3;
+      });
+
+      // The preferred cluster empty: calls go to the others.
+      eu.close();
+      await().atMost(WAIT).until(() -> whoami(orders) != euPort);
+      for (int i = 0; i < 20; i++) {
+        assertThat(whoami(orders)).isIn(TestApps.port(first), TestApps.port(second));
+      }
+    } finally {
+      euCaller.close();
+      eu.close();
+    }
+  }
+
   private static int whoami(WebClient orders) {
     return Integer.parseInt(orders.get().uri("/whoami").retrieve().bodyToMono(String.class).block(WAIT));
   }

@@ -21,7 +21,8 @@ class RegistryDownTest {
   void theApplicationStartsWithoutTheRegistryAndRegistersWhenItComesUp() {
     int registryPort = TestApps.freePort();
     long starting = System.nanoTime();
-    ConfigurableApplicationContext orders = TestApps.start(TestApps.Whoami.class, "orders", registryPort);
+    ConfigurableApplicationContext orders = TestApps.start(TestApps.Whoami.class, "orders", registryPort,
+        "reactive-registry.request-timeout=1s");
     RegistryServer server = null;
     RegistryClient witness = null;
     try {

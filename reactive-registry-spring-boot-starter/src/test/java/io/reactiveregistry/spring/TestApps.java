@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -18,6 +19,8 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.cloud.client.loadbalancer.LoadBalanced;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
@@ -50,14 +53,30 @@ final class TestApps {
         "--spring.application.name=" + name,
         "--spring.main.banner-mode=off",
         "--logging.level.root=WARN",
-        "--reactive-registry.servers=tcp://127.0.0.1:" + registryPort,
         "--reactive-registry.registration.ip=127.0.0.1",
         "--reactive-registry.reconnect-max-backoff=500ms",
         "--management.endpoint.health.show-details=always"));
+    if (Arrays.stream(extra).noneMatch(property -> property.startsWith("reactive-registry.servers="))) {
+      args.add("--reactive-registry.servers=tcp://127.0.0.1:" + registryPort);
+    }
     for (String property : extra) {
       args.add("--" + property);
     }
-    return new SpringApplicationBuilder(app).run(args.toArray(String[]::new));
+    return new SpringApplicationBuilder(app, OwnNettyResources.class).run(args.toArray(String[]::new));
+  }
+
+  /**
+   * Netty resources of each application's own: Spring Boot's are JVM-wide, and closing one of
+   * several applications in one JVM would stop the others' event loops with its own.
+   */
+  @Configuration(proxyBeanMethods = false)
+  static class OwnNettyResources {
+    @Bean
+    ReactorResourceFactory reactorResourceFactory() {
+      ReactorResourceFactory resources = new ReactorResourceFactory();
+      resources.setUseGlobalResources(false);
+      return resources;
+    }
   }
 
   static int port(ConfigurableApplicationContext context) {

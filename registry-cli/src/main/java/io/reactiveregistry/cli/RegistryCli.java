@@ -11,6 +11,7 @@ import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.exceptions.ApplicationErrorException;
+import io.rsocket.transport.ClientTransport;
 import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
 import java.io.PrintStream;
@@ -32,19 +33,19 @@ import reactor.core.publisher.Flux;
 public final class RegistryCli implements Callable<Integer> {
 
   @Option(names = {"-t", "--target"}, defaultValue = "tcp://127.0.0.1:7070",
-      description = "Server address: tcp://host:port, or tls://host:port for a server with TLS. "
-          + "Default: ${DEFAULT-VALUE}")
+      description = "Server address: tcp://host:port, tls://host:port for a server with TLS, or its WebSocket "
+          + "endpoint, ws://host:port/rsocket (wss:// with TLS). Default: ${DEFAULT-VALUE}")
   URI target;
 
-  @Option(names = "--ca-file", description = "With tls://: PEM CA certificate(s) that signed the server's certificate "
+  @Option(names = "--ca-file", description = "With tls:// or wss://: PEM CA certificate(s) that signed the server's certificate "
       + "(default: the JVM's trust store)")
   Path caFile;
 
-  @Option(names = "--cert-file", description = "With tls://: PEM certificate to present, for a server that asks "
+  @Option(names = "--cert-file", description = "With tls:// or wss://: PEM certificate to present, for a server that asks "
       + "for one (mutual TLS)")
   Path certFile;
 
-  @Option(names = "--key-file", description = "With tls://: PKCS#8 PEM key of --cert-file")
+  @Option(names = "--key-file", description = "With tls:// or wss://: PKCS#8 PEM key of --cert-file")
   Path keyFile;
 
   @Option(names = {"-r", "--route"}, required = true, description = "Route, e.g. instance.register")
@@ -106,11 +107,18 @@ public final class RegistryCli implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    ClientTransport transport;
+    try {
+      transport = ClientTransports.of(target, new ClientTls(caFile, certFile, keyFile));
+    } catch (IllegalArgumentException e) {
+      err.println("--target: " + e.getMessage());
+      return 2;
+    }
     RSocket rsocket = RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(setup())
-        .connect(ClientTransports.of(target, new ClientTls(caFile, certFile, keyFile)))
+        .connect(transport)
         .block(Duration.ofSeconds(10));
     try {
       if (interaction.fireAndForget) {

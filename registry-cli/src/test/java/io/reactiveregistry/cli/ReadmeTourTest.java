@@ -13,6 +13,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -228,7 +229,7 @@ class ReadmeTourTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code = new CommandLine(new RegistryCli(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8))).execute(line.argsFor(server.tcpPort()));
+        new PrintStream(err, true, StandardCharsets.UTF_8))).execute(line.argsFor(server));
     return new Result(code, out.toString(StandardCharsets.UTF_8).strip(), err.toString(StandardCharsets.UTF_8).strip());
   }
 
@@ -236,7 +237,7 @@ class ReadmeTourTest {
   private Process spawn(Line line, List<String> printed) throws IOException {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), RegistryCli.class.getName()));
-    command.addAll(List.of(line.argsFor(server.tcpPort())));
+    command.addAll(List.of(line.argsFor(server)));
     Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     processes.add(process);
     Thread reader = new Thread(() -> {
@@ -279,16 +280,23 @@ class ReadmeTourTest {
       return new Line(String.join(" ", args), List.of(args), null, "");
     }
 
-    /** Arguments for a server on {@code port}; a stream the README leaves open ends after its first event. */
-    String[] argsFor(int port) {
+    /**
+     * Arguments for the test's server: its port in place of the README's, on the transport the
+     * README names; a stream the README leaves open ends after its first event.
+     */
+    String[] argsFor(RegistryServer server) {
       List<String> result = new ArrayList<>(args);
       int target = result.indexOf("--target");
       if (target >= 0) {
         result.remove(target + 1);
         result.remove(target);
       }
-      String scheme = target >= 0 && args.get(target + 1).startsWith("tls://") ? "tls" : "tcp";
-      result.addAll(0, List.of("--target", scheme + "://127.0.0.1:" + port));
+      URI named = URI.create(target >= 0 ? args.get(target + 1) : "tcp://127.0.0.1:7070");
+      String address = switch (named.getScheme()) {
+        case "ws", "wss" -> named.getScheme() + "://127.0.0.1:" + server.webSocketPort() + named.getPath();
+        default -> named.getScheme() + "://127.0.0.1:" + server.tcpPort();
+      };
+      result.addAll(0, List.of("--target", address));
       boolean watchedInATerminal = text.contains("--hold") || before.contains("Watch the service");
       if (result.contains("--stream") && !result.contains("--take") && !watchedInATerminal) {
         result.addAll(List.of("--take", "1"));

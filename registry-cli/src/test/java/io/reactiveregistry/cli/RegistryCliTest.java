@@ -34,14 +34,41 @@ class RegistryCliTest {
   }
 
   private int runAgainst(RegistryServer target, String... args) {
-    out.reset();
-    err.reset();
     String[] withTarget = new String[args.length + 2];
     withTarget[0] = "--target";
     withTarget[1] = "tcp://127.0.0.1:" + target.tcpPort();
     System.arraycopy(args, 0, withTarget, 2, args.length);
+    return execute(withTarget);
+  }
+
+  private int execute(String... args) {
+    out.reset();
+    err.reset();
     return new CommandLine(new RegistryCli(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8))).execute(withTarget);
+        new PrintStream(err, true, StandardCharsets.UTF_8))).execute(args);
+  }
+
+  @Test
+  void aWebSocketTargetIsDialledOverWebSocket() {
+    // Registered and held over WebSocket: the server names the connection's transport in its trace.
+    assertThat(execute("--target", "ws://127.0.0.1:" + server.webSocketPort() + "/rsocket", "--route",
+        "instance.register", "--data", "{\"service\":\"postgres\",\"ephemeral\":false,"
+            + "\"instance\":{\"ip\":\"127.0.0.9\",\"port\":5432}}")).isZero();
+    assertThat(out()).contains("\"instanceId\":\"127.0.0.9#5432#DEFAULT\"");
+    // Without a path, the server's /rsocket.
+    assertThat(execute("--target", "ws://127.0.0.1:" + server.webSocketPort(), "--route", "service.query", "--data",
+        "{\"service\":\"postgres\"}")).isZero();
+    assertThat(out()).contains("\"ip\":\"127.0.0.9\"");
+    // The TCP port does not speak WebSocket: a ws:// target there fails rather than falling back to TCP.
+    assertThat(execute("--target", "ws://127.0.0.1:" + server.tcpPort() + "/rsocket", "--route", "service.query",
+        "--data", "{\"service\":\"postgres\"}")).isNotZero();
+  }
+
+  @Test
+  void anUnknownSchemeIsAUsageError() {
+    assertThat(execute("--target", "http://127.0.0.1:" + server.tcpPort(), "--route", "service.query")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--target: unknown scheme in http://127.0.0.1:")
+        .contains("[tcp, tls, ws, wss]");
   }
 
   private String out() {
