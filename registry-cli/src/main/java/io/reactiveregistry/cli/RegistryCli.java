@@ -1,90 +1,106 @@
 package io.reactiveregistry.cli;
 
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.reactiveregistry.client.ClientTls;
 import io.reactiveregistry.client.ClientTransports;
-import io.reactiveregistry.protocol.Protocol;
-import io.reactiveregistry.protocol.codec.BearerMetadata;
-import io.reactiveregistry.protocol.codec.RouteMetadata;
-import io.rsocket.Payload;
-import io.rsocket.RSocket;
-import io.rsocket.core.RSocketConnector;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.transport.ClientTransport;
-import io.rsocket.util.ByteBufPayload;
-import io.rsocket.util.DefaultPayload;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 import reactor.core.publisher.Flux;
 
-/** {@code java -jar registry-cli.jar --route service.query --data '{"service":"orders"}'}. */
+/**
+ * {@code registry-cli services}, {@code registry-cli watch orders}, ... and the raw mode:
+ * {@code registry-cli --route service.query --data '{"service":"orders"}'}.
+ */
 @Command(name = "registry-cli", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "Sends one RSocket request to a registry: a route in composite metadata and a JSON body. "
-        + "Prints each JSON answer on its own line; a contract error is printed to stderr with exit code 1.")
+    versionProvider = CliVersion.class,
+    description = {"A command-line client of the registry: a task per subcommand, or any route with --route "
+        + "and --data (prints each JSON answer on its own line)."},
+    subcommands = {ServicesCommand.class, InstancesCommand.class, RegisterCommand.class, DeregisterCommand.class,
+        WatchCommand.class, TraceCommand.class, InfoCommand.class, MembersCommand.class},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        "0:done",
+        "1:the registry refused the request (its error, as JSON, on stderr)",
+        "2:bad usage (an unknown option, a missing argument, a target with an unknown scheme)",
+        "3:no connection to the target"})
 public final class RegistryCli implements Callable<Integer> {
+  static final int REFUSED = 1;
+  static final int USAGE = 2;
+  static final int UNREACHABLE = 3;
 
-  @Option(names = {"-t", "--target"}, defaultValue = "tcp://127.0.0.1:7070",
+  @Option(names = {"-t", "--target"}, scope = ScopeType.INHERIT,
+      defaultValue = "${env:REGISTRY_ADDR:-tcp://127.0.0.1:7070}",
       description = "Server address: tcp://host:port, tls://host:port for a server with TLS, or its WebSocket "
-          + "endpoint, ws://host:port/rsocket (wss:// with TLS). Default: ${DEFAULT-VALUE}")
+          + "endpoint, ws://host:port/rsocket (wss:// with TLS). Default: the REGISTRY_ADDR variable, else "
+          + "tcp://127.0.0.1:7070")
   URI target;
 
-  @Option(names = "--ca-file", description = "With tls:// or wss://: PEM CA certificate(s) that signed the server's certificate "
-      + "(default: the JVM's trust store)")
+  @Option(names = "--ca-file", scope = ScopeType.INHERIT, description = "With tls:// or wss://: PEM CA "
+      + "certificate(s) that signed the server's certificate (default: the JVM's trust store)")
   Path caFile;
 
-  @Option(names = "--cert-file", description = "With tls:// or wss://: PEM certificate to present, for a server that asks "
-      + "for one (mutual TLS)")
+  @Option(names = "--cert-file", scope = ScopeType.INHERIT, description = "With tls:// or wss://: PEM certificate "
+      + "to present, for a server that asks for one (mutual TLS)")
   Path certFile;
 
-  @Option(names = "--key-file", description = "With tls:// or wss://: PKCS#8 PEM key of --cert-file")
+  @Option(names = "--key-file", scope = ScopeType.INHERIT, description = "With tls:// or wss://: PKCS#8 PEM key of "
+      + "--cert-file")
   Path keyFile;
 
-  @Option(names = {"-r", "--route"}, required = true, description = "Route, e.g. instance.register")
-  String route;
-
-  @Option(names = {"-d", "--data"}, defaultValue = "{}", description = "JSON body. Default: ${DEFAULT-VALUE}")
-  String data;
-
-  @Option(names = "--token", defaultValue = "${env:REGISTRY_TOKEN}",
+  @Option(names = "--token", scope = ScopeType.INHERIT, defaultValue = "${env:REGISTRY_TOKEN}",
       description = "Bearer token presented in the SETUP, for a server with tokens (default: the REGISTRY_TOKEN "
           + "variable, which keeps it out of shell history)")
   String token;
 
-  @Option(names = "--client", defaultValue = "registry-cli", description = "Client label sent in SETUP data")
+  @Option(names = "--client", scope = ScopeType.INHERIT, defaultValue = "registry-cli",
+      description = "Client label sent in SETUP data")
   String client;
+
+  @Option(names = {"-r", "--route"}, description = "Raw mode: the route, e.g. instance.register")
+  String route;
+
+  @Option(names = {"-d", "--data"}, defaultValue = "{}", description = "Raw mode: the JSON body. "
+      + "Default: ${DEFAULT-VALUE}")
+  String data;
 
   @ArgGroup(exclusive = true)
   Interaction interaction = new Interaction();
 
   static final class Interaction {
-    @Option(names = "--request", description = "request-response (the default)")
+    @Option(names = "--request", description = "Raw mode: request-response (the default)")
     boolean request;
 
-    @Option(names = "--fnf", description = "fire-and-forget")
+    @Option(names = "--fnf", description = "Raw mode: fire-and-forget")
     boolean fireAndForget;
 
-    @Option(names = "--stream", description = "request-stream: prints events until cancelled")
+    @Option(names = "--stream", description = "Raw mode: request-stream: prints events until cancelled")
     boolean stream;
   }
 
-  @Option(names = "--take", description = "With --stream: stop after this many events")
+  @Option(names = "--take", description = "Raw mode, with --stream: stop after this many events")
   Long take;
 
-  @Option(names = "--hold", description = "Keep the connection open after the answer until Ctrl-C, so that "
-      + "ephemeral instances it registered stay registered")
+  @Option(names = "--hold", description = "Raw mode: keep the connection open after the answer until Ctrl-C, so "
+      + "that ephemeral instances it registered stay registered")
   boolean hold;
 
-  private final PrintStream out;
-  private final PrintStream err;
+  @Spec
+  CommandSpec spec;
+
+  final PrintStream out;
+  final PrintStream err;
 
   public RegistryCli() {
     this(System.out, System.err);
@@ -96,67 +112,77 @@ public final class RegistryCli implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new RegistryCli()).execute(args));
+    System.exit(commandLine(System.out, System.err).execute(args));
   }
 
-  private Payload setup() {
-    String data = "{\"client\":\"" + client.replace("\"", "") + "\"}";
-    return token == null || token.isEmpty() ? DefaultPayload.create(data) : ByteBufPayload.create(
-        Unpooled.copiedBuffer(data, StandardCharsets.UTF_8), BearerMetadata.composite(ByteBufAllocator.DEFAULT, token));
+  /** The command line, printing answers and help to {@code out}, errors and usage mistakes to {@code err}. */
+  static CommandLine commandLine(PrintStream out, PrintStream err) {
+    return new CommandLine(new RegistryCli(out, err))
+        .setOut(new PrintWriter(out, true, StandardCharsets.UTF_8))
+        .setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
   }
 
   @Override
   public Integer call() {
+    if (route == null) {
+      err.println("give a subcommand, or a route with --route (raw mode)");
+      spec.commandLine().usage(err);
+      return USAGE;
+    }
+    return run(session -> {
+      if (interaction.fireAndForget) {
+        session.fire(route, data);
+      } else if (interaction.stream) {
+        Flux<String> events = session.stream(route, data);
+        (take == null ? events : events.take(take)).doOnNext(this::print).blockLast();
+      } else {
+        print(session.request(route, data));
+      }
+      if (hold) {
+        hold(session);
+      }
+    });
+  }
+
+  /** What a subcommand does on its connection. */
+  interface Task {
+    void run(Session session) throws Exception;
+  }
+
+  /**
+   * Connects to the target and runs {@code task}; a refusal is printed to stderr with exit code
+   * 1, no connection is exit code 3.
+   */
+  int run(Task task) {
     ClientTransport transport;
     try {
       transport = ClientTransports.of(target, new ClientTls(caFile, certFile, keyFile));
     } catch (IllegalArgumentException e) {
       err.println("--target: " + e.getMessage());
-      return 2;
+      return USAGE;
     }
-    RSocket rsocket = RSocketConnector.create()
-        .dataMimeType(Protocol.DATA_MIME_TYPE)
-        .metadataMimeType(Protocol.METADATA_MIME_TYPE)
-        .setupPayload(setup())
-        .connect(transport)
-        .block(Duration.ofSeconds(10));
-    try {
-      if (interaction.fireAndForget) {
-        rsocket.fireAndForget(payload()).block(Duration.ofSeconds(10));
-      } else if (interaction.stream) {
-        Flux<String> events = rsocket.requestStream(payload()).map(RegistryCli::text);
-        (take == null ? events : events.take(take)).doOnNext(this::print).blockLast();
-      } else {
-        print(rsocket.requestResponse(payload()).map(RegistryCli::text).block(Duration.ofSeconds(10)));
-      }
-      if (hold) {
-        err.println("holding the connection open; Ctrl-C closes it");
-        rsocket.onClose().block();
-      }
+    try (Session session = Session.open(transport, client, token)) {
+      task.run(session);
       return 0;
     } catch (ApplicationErrorException e) {
       err.println(e.getMessage());
-      return 1;
-    } finally {
-      rsocket.dispose();
+      return REFUSED;
+    } catch (Session.Unreachable e) {
+      err.println("no connection to " + target + ": " + e.getMessage());
+      return UNREACHABLE;
+    } catch (Exception e) {
+      err.println(e);
+      return UNREACHABLE;
     }
   }
 
-  private Payload payload() {
-    return ByteBufPayload.create(Unpooled.copiedBuffer(data, StandardCharsets.UTF_8),
-        RouteMetadata.encode(ByteBufAllocator.DEFAULT, route));
+  void hold(Session session) {
+    err.println("holding the connection open; Ctrl-C closes it");
+    session.onClose().block();
   }
 
-  private void print(String json) {
-    out.println(json);
+  void print(String line) {
+    out.println(line);
     out.flush();
-  }
-
-  private static String text(Payload payload) {
-    try {
-      return payload.getDataUtf8();
-    } finally {
-      payload.release();
-    }
   }
 }

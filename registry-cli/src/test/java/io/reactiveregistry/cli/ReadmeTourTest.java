@@ -125,6 +125,7 @@ class ReadmeTourTest {
         "{\"service\":\"orders\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}"));
     List<Line> lines = new ArrayList<>(Line.parse(section("## Talking to the registry with an RSocket CLI")));
     lines.addAll(Line.parse(section("## Operating the registry")));
+    lines.removeIf(line -> !line.args().contains("--route"));
     assertThat(lines).hasSizeGreaterThanOrEqualTo(8);
     for (Line line : lines) {
       Result result = line.text().contains("admin.trace") ? runWhileOrdersChanges(line) : run(line);
@@ -132,6 +133,35 @@ class ReadmeTourTest {
       if (!line.args().contains("--fnf")) {
         assertThat(result.out()).as(line.text()).startsWith("{");
       }
+    }
+  }
+
+  /**
+   * "Tasks": each subcommand line as the README writes it. The held registration runs as its own
+   * process, ended with Ctrl-C once it has printed its answer; watch and trace end after their
+   * first event.
+   */
+  @Test
+  void theTaskLinesRun() throws Exception {
+    startServer();
+    run(Line.of("--route", "instance.register", "--data",
+        "{\"service\":\"orders\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}"));
+    List<Line> tasks = Line.parse(section("## Talking to the registry with an RSocket CLI")).stream()
+        .filter(line -> !line.args().contains("--route")).toList();
+    assertThat(tasks).extracting(line -> line.args().get(0))
+        .contains("services", "instances", "register", "watch", "trace", "deregister", "info", "members");
+    for (Line line : tasks) {
+      if (line.args().contains("--hold")) {
+        List<String> printed = new CopyOnWriteArrayList<>();
+        Process held = spawn(line, printed);
+        await().atMost(WAIT).until(() -> !printed.isEmpty());
+        assertThat(printed.get(0)).as(line.text()).startsWith("{\"instanceId\":");
+        held.destroy(); // Ctrl-C
+        continue;
+      }
+      Result result = line.args().get(0).equals("trace") ? runWhileOrdersChanges(line) : run(line);
+      assertThat(result.exitCode()).as(line.text() + "\n" + result.err()).isZero();
+      assertThat(result.out()).as(line.text()).isNotBlank();
     }
   }
 
@@ -298,7 +328,8 @@ class ReadmeTourTest {
       };
       result.addAll(0, List.of("--target", address));
       boolean watchedInATerminal = text.contains("--hold") || before.contains("Watch the service");
-      if (result.contains("--stream") && !result.contains("--take") && !watchedInATerminal) {
+      boolean streams = result.contains("--stream") || args.get(0).equals("watch") || args.get(0).equals("trace");
+      if (streams && !result.contains("--take") && !watchedInATerminal) {
         result.addAll(List.of("--take", "1"));
       }
       return result.toArray(String[]::new);

@@ -1,0 +1,54 @@
+package io.reactiveregistry.cli;
+
+import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.Query;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import reactor.core.publisher.Flux;
+
+/** {@code registry-cli watch orders}: the service's snapshot, then one line per change, until Ctrl-C. */
+@Command(name = "watch", mixinStandardHelpOptions = true,
+    description = "Watches a service: its SNAPSHOT, then one line per change (UPSERT, REMOVE, SERVICE_DELETED), "
+        + "each with its revision, until Ctrl-C.")
+final class WatchCommand implements Callable<Integer> {
+  @ParentCommand
+  RegistryCli cli;
+
+  @Mixin
+  ServiceOptions names;
+
+  @Parameters(index = "0", paramLabel = "<service>", description = "The service")
+  String service;
+
+  @Option(names = "--cluster", description = "Only this cluster (repeatable)")
+  List<String> clusters = List.of();
+
+  @Option(names = "--healthy-only", description = "The healthy-only view")
+  boolean healthyOnly;
+
+  @Option(names = "--json", description = "Each event as the server sends it")
+  boolean json;
+
+  @Option(names = "--take", description = "Stop after this many events")
+  Long take;
+
+  @Override
+  public Integer call() {
+    String body = JsonCodec.json().encodeToString(new Query(names.namespace, names.group, service, clusters,
+        healthyOnly));
+    return cli.run(session -> {
+      Flux<String> events = session.stream(Route.SERVICE_SUBSCRIBE.routeName(), body);
+      (take == null ? events : events.take(take))
+          .map(event -> json ? event : Lines.event(JsonCodec.json().decode(event, ServiceEvent.class)))
+          .doOnNext(cli::print)
+          .blockLast();
+    });
+  }
+}
