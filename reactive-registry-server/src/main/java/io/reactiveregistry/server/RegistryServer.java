@@ -191,7 +191,7 @@ public final class RegistryServer implements Disposable {
           new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
               serverMeters.connectionsRefused("http", "address")),
           protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls,
-          () -> clusterStatus == null ? null : clusterStatus.get());
+          () -> clusterStatus == null ? null : clusterStatus.get(), endpoint.httpRoutes());
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = restored == null ? Mono.empty()

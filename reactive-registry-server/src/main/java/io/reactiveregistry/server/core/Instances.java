@@ -68,7 +68,8 @@ final class Instances {
 
   /**
    * Makes the connection's instances in an ephemeral service exactly the batch: missing ones are
-   * deregistered, new ones registered, changed ones updated. One invalid instance refuses all.
+   * deregistered, new ones registered, changed ones updated. One invalid instance refuses all. For
+   * a {@linkplain Owner#shared shared} owner nothing is missing: the batch only adds and updates.
    */
   BatchRegistered batchRegister(Owner owner, ServiceKey key, List<InstanceSpec> batch) {
     Service service = services.get(key);
@@ -89,7 +90,7 @@ final class Instances {
       }
     }
     List<RegisteredInstance> leaving = new ArrayList<>();
-    for (RegisteredInstance instance : owners.owned(owner)) {
+    for (RegisteredInstance instance : owner.isShared() ? List.<RegisteredInstance>of() : owners.owned(owner)) {
       if (instance.service.key.equals(key) && !wanted.containsKey(instance.id())) {
         leaving.add(instance);
       }

@@ -13,20 +13,36 @@ public final class Owner {
   private final String label;
   /** The node whose copies this owner holds; null for a connection to this node. */
   private final @Nullable String node;
+  /** Whether it stands for many callers that are not connections ({@link #shared}). */
+  private final boolean shared;
 
   public Owner(long id, String label) {
-    this(id, label, null);
+    this(id, label, null, false);
   }
 
-  private Owner(long id, String label, @Nullable String node) {
+  private Owner(long id, String label, @Nullable String node, boolean shared) {
     this.id = id;
     this.label = label;
     this.node = node;
+    this.shared = shared;
+  }
+
+  /**
+   * The owner of what callers without a connection register (HTTP): one for all of them, never
+   * released, so its instances live by their heartbeats alone. A batch from one of them registers
+   * and updates, and removes nothing: the others' instances are not the caller's to replace.
+   */
+  public static Owner shared(long id, String label) {
+    return new Owner(id, label, null, true);
+  }
+
+  public boolean isShared() {
+    return shared;
   }
 
   /** The owner of the copies another node replicates here: what its own connections registered. */
   static Owner peer(String node) {
-    return new Owner(0, "node " + node, node);
+    return new Owner(0, "node " + node, node, false);
   }
 
   public long id() {

@@ -2,14 +2,17 @@ package io.reactiveregistry.server.http;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.protocol.message.Query;
 import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.admission.ConnectionDoor;
@@ -27,8 +30,10 @@ import io.reactiveregistry.server.security.Permission;
 import io.reactiveregistry.server.security.Principal;
 import io.reactiveregistry.server.security.ProtectedMode;
 import io.reactiveregistry.server.tls.ClientCertificates;
+import io.reactiveregistry.server.transport.HttpRoutes;
 import io.reactiveregistry.server.wire.ServicePages;
 import io.reactiveregistry.server.wire.WireViews;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +43,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
@@ -48,14 +54,21 @@ import reactor.netty.http.server.HttpServerResponse;
  * {@code GET /health}, {@code /ready}, {@code /metrics},
  * {@code /api/v1/services?namespace=&group=&prefix=&page=&pageSize=} (paged like {@code service.list})
  * and {@code /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=} ({@code clusters}
- * repeated or comma-separated). Errors are JSON:
- * {@code {"code": "...", "message": "..."}}.
+ * repeated or comma-separated); for callers without RSocket, {@code POST /api/v1/{route}} with the
+ * route's JSON body ({@link HttpRoutes}) and {@code GET /api/v1/watch/{namespace}/{group}/{service}},
+ * a {@code service.subscribe} stream as server-sent events ({@link ServerSentEvents}). The API is
+ * described in {@code docs/openapi.json}. Errors are the contract's JSON,
+ * {@code {"code": "...", "message": "..."}}, with the code's HTTP status.
  */
 public final class HttpEndpoint {
   private static final String JSON = "application/json";
   private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
   private static final String BEARER = "Bearer ";
   private static final Set<String> PATHS = Set.of("/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services");
+  /** The largest request body a POST may carry: what an RSocket request may (the default frame limit). */
+  private static final int MAX_BODY_BYTES = 1 << 20;
+  /** A comment line this often on a quiet watch, so that proxies and clients see the stream alive. */
+  private static final Duration SSE_KEEPALIVE = Duration.ofSeconds(15);
 
   private final RegistryRuntime runtime;
   private final PrometheusMeterRegistry meters;
@@ -71,6 +84,7 @@ public final class HttpEndpoint {
   private final @Nullable SslContext tls;
   /** This node's latest view of its cluster; null when durable state is kept in memory only. */
   private final Supplier<@Nullable ClusterStatus> cluster;
+  private final HttpRoutes routes;
 
   /**
    * @param failure what failed beyond repair without a restart (durable storage), or null while
@@ -79,7 +93,8 @@ public final class HttpEndpoint {
   public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready,
       Duration idleTimeout, Supplier<String> failure, ConnectionDoor door, ProtectedMode protectedMode,
       Counter refusedByProtectedMode, Access access, @Nullable SslContext tls,
-      Supplier<@Nullable ClusterStatus> cluster) {
+      Supplier<@Nullable ClusterStatus> cluster, HttpRoutes routes) {
+    this.routes = routes;
     this.tls = tls;
     this.cluster = cluster;
     this.access = access;
@@ -120,9 +135,50 @@ public final class HttpEndpoint {
             .get("/api/v1/services", (request, response) -> answer(response, () -> list(request)))
             .get("/api/v1/services/{namespace}/{group}/{service}",
                 (request, response) -> answer(response, () -> snapshot(request)))
+            .get("/api/v1/watch/{namespace}/{group}/{service}", this::watch)
+            .post("/api/v1/{route}", this::call)
             .route(request -> true, this::unrouted))
         .bind()
         .map(DisposableServer.class::cast);
+  }
+
+  /**
+   * {@code POST /api/v1/instance.register} and every other request-response route, and
+   * {@code instance.heartbeat}: the body is the route's JSON, the answer the route's.
+   */
+  private Publisher<Void> call(HttpServerRequest request, HttpServerResponse response) {
+    Route route = Route.byName(request.param("route")).orElse(null);
+    if (route == null || !HttpRoutes.callable(route)) {
+      return unrouted(request, response);
+    }
+    return RequestBodies.read(request, MAX_BODY_BYTES)
+        .flatMap(body -> routes.call(route, principalOf(request), Unpooled.wrappedBuffer(body)))
+        .onErrorResume(RuntimeException.class, e -> Mono.just(HttpRoutes.refusal(e)))
+        .flatMap(reply -> response.status(reply.status()).header("Content-Type", JSON)
+            .sendByteArray(Mono.just(reply.json())).then());
+  }
+
+  /**
+   * {@code GET /api/v1/watch/{namespace}/{group}/{service}?clusters=&healthyOnly=}: the view's
+   * events as server-sent events, resumed from {@code Last-Event-ID} within the server's history.
+   */
+  private Publisher<Void> watch(HttpServerRequest request, HttpServerResponse response) {
+    try {
+      Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
+      ServerSentEvents.Position from = ServerSentEvents.Position.parse(
+          request.requestHeaders().get("Last-Event-ID", first(params, "lastEventId")));
+      Query query = new Query(request.param("namespace"), request.param("group"), request.param("service"),
+          clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")),
+          from == null ? null : from.revision(), from == null ? null : from.node(), null);
+      Flux<byte[]> events = routes.subscribe(principalOf(request),
+          Unpooled.wrappedBuffer(JsonCodec.json().encode(query)));
+      return response.status(HttpResponseStatus.OK)
+          .header(HttpHeaderNames.CONTENT_TYPE, ServerSentEvents.CONTENT_TYPE)
+          .header(HttpHeaderNames.CACHE_CONTROL, "no-cache")
+          .sendString(ServerSentEvents.of(events, SSE_KEEPALIVE), StandardCharsets.UTF_8);
+    } catch (RuntimeException e) {
+      return refusal(response, e);
+    }
   }
 
   /** The metrics name no service or instance: any principal may read them. */
@@ -220,7 +276,12 @@ public final class HttpEndpoint {
 
   private Publisher<Void> unrouted(HttpServerRequest request, HttpServerResponse response) {
     String path = new QueryStringDecoder(request.uri()).path();
-    boolean known = PATHS.contains(path) || path.startsWith("/api/v1/services/");
+    Route route = path.startsWith("/api/v1/") ? Route.byName(path.substring("/api/v1/".length())).orElse(null) : null;
+    if (route != null && HttpRoutes.callable(route)) {
+      return json(response.header("Allow", "POST"), HttpResponseStatus.METHOD_NOT_ALLOWED,
+          new ErrorBody(ErrorCode.UNKNOWN_ROUTE.name(), request.method() + " is not served on " + path + "; use POST"));
+    }
+    boolean known = PATHS.contains(path) || path.startsWith("/api/v1/services/") || path.startsWith("/api/v1/watch/");
     return known
         ? json(response.header("Allow", "GET"), HttpResponseStatus.METHOD_NOT_ALLOWED,
             new ErrorBody(ErrorCode.UNKNOWN_ROUTE.name(), request.method() + " is not served on " + path + "; use GET"))

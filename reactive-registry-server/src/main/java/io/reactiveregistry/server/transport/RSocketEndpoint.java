@@ -92,6 +92,11 @@ public final class RSocketEndpoint {
         meters.connectionsRefused(port, "address"));
   }
 
+  /** The same routes for callers over HTTP. */
+  public HttpRoutes httpRoutes() {
+    return new HttpRoutes(handlers);
+  }
+
   public Mono<CloseableChannel> bindTcp(String host, int port) {
     TcpServer server = TcpServer.create().host(host).port(port);
     return rsocketServer().bind(TcpServerTransport.create(guarded(tls == null ? server

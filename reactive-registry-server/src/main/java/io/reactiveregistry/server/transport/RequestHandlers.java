@@ -203,6 +203,11 @@ final class RequestHandlers {
    * counted as dropped.
    */
   void fire(Owner owner, @Nullable Principal principal, Route route, ByteBuf data) {
+    beat(owner, principal, route, data);
+  }
+
+  /** Applies a heartbeat at once (ephemeral state only), counting it; its outcome. */
+  Outcome beat(Owner owner, @Nullable Principal principal, Route route, ByteBuf data) {
     Outcome outcome = runtime.execute(authorized(principal, route, CommandDecoder.decode(route, owner, data)));
     if (outcome instanceof Counted all) {
       meters.heartbeats(all.count());
@@ -215,6 +220,7 @@ final class RequestHandlers {
       meters.heartbeatDropped();
       log.debug("dropped heartbeat from {}: {}", owner.label(), refused.message());
     }
+    return outcome;
   }
 
   void countDroppedHeartbeat() {

@@ -127,6 +127,21 @@ class LifecycleTest {
   }
 
   @Test
+  void aSharedOwnersBatchAddsAndUpdatesButRemovesNothing() {
+    Owner http = Owner.shared(-1, "http");
+    registry.register(http, orders, true, instance(1)); // another HTTP caller's
+    registry.takeEvents();
+
+    Outcome.BatchRegistered result = registry.batchRegister(http, orders, List.of(instance(2), instance(3)));
+
+    assertThat(result.instanceIds()).containsExactly("127.0.0.1#2#DEFAULT", "127.0.0.1#3#DEFAULT");
+    assertThat(registry.view(orders, ViewFilter.ALL).instances()).extracting(InstanceView::port)
+        .containsExactlyInAnyOrder(1, 2, 3);
+    assertThat(registry.batchRegister(http, orders, List.of()).instanceIds()).isEmpty();
+    assertThat(registry.view(orders, ViewFilter.ALL).instances()).hasSize(3);
+  }
+
+  @Test
   void oneInvalidOrRepeatedInstanceRefusesTheWholeBatchAndPersistentServicesTakeNone() {
     registry.register(app, orders, true, instance(1));
     registry.takeEvents();

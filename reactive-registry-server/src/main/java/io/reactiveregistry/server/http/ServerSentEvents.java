@@ -1,0 +1,71 @@
+package io.reactiveregistry.server.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.server.errors.EdgeRefusal;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+
+/**
+ * A {@code service.subscribe} stream as server-sent events: each event as {@code data:} (the same
+ * JSON an RSocket subscriber receives), its type as {@code event:}, and {@code id: <node>:<revision>},
+ * which a client that reconnects sends back as {@code Last-Event-ID} to resume within the server's
+ * history (browsers' {@code EventSource} does it by itself).
+ */
+final class ServerSentEvents {
+  static final String CONTENT_TYPE = "text/event-stream; charset=utf-8";
+  private static final ObjectMapper fields = new ObjectMapper();
+
+  private ServerSentEvents() {}
+
+  /** Where a watch resumes: the node whose revisions the stream carried, and the last revision seen. */
+  record Position(String node, long revision) {
+    /** A {@code Last-Event-ID}; null for none. */
+    static @Nullable Position parse(@Nullable String lastEventId) {
+      if (lastEventId == null || lastEventId.isBlank()) {
+        return null;
+      }
+      int colon = lastEventId.lastIndexOf(':');
+      try {
+        if (colon > 0) {
+          return new Position(lastEventId.substring(0, colon), Long.parseLong(lastEventId.substring(colon + 1)));
+        }
+      } catch (NumberFormatException e) {
+        // refused below
+      }
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "Last-Event-ID must be an id this stream sent, <node>:<revision>, "
+          + "not '" + lastEventId + "'");
+    }
+  }
+
+  /** The events, framed; a comment line every {@code keepAlive} while nothing else is sent. */
+  static Flux<String> of(Flux<byte[]> events, Duration keepAlive) {
+    AtomicReference<String> node = new AtomicReference<>("");
+    Sinks.Empty<Void> ended = Sinks.empty();
+    Flux<String> framed = events.map(json -> frame(json, node)).doFinally(signal -> ended.tryEmitEmpty());
+    Flux<String> alive = Flux.interval(keepAlive, keepAlive).map(tick -> ": keep-alive\n\n")
+        .takeUntilOther(ended.asMono());
+    return Flux.merge(framed, alive);
+  }
+
+  private static String frame(byte[] json, AtomicReference<String> node) {
+    try {
+      JsonNode event = fields.readTree(json);
+      if (event.hasNonNull("node")) {
+        node.set(event.get("node").asText());
+      }
+      return "id: " + node.get() + ":" + event.path("revision").asLong() + "\n"
+          + "event: " + event.path("type").asText() + "\n"
+          + "data: " + new String(json, StandardCharsets.UTF_8) + "\n\n";
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

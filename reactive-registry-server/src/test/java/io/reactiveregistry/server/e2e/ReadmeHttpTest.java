@@ -1,0 +1,60 @@
+package io.reactiveregistry.server.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's "HTTP for clients without RSocket" lines, run with curl as written; only the port
+ * changes (the test's server listens on a free one). The watch, which runs until Ctrl-C, is
+ * stopped after a second and must have printed the view's SNAPSHOT as a server-sent event.
+ */
+class ReadmeHttpTest {
+  private final ServerFixture fixture = new ServerFixture();
+
+  @AfterEach
+  void stop() {
+    fixture.close();
+  }
+
+  @Test
+  void theReadmesCurlLinesRun() throws Exception {
+    String readme = Files.readString(Path.of("../README.md"));
+    int section = readme.indexOf("\n## HTTP for clients without RSocket\n");
+    assertThat(section).isNotNegative();
+    int open = readme.indexOf("```sh\n", section);
+    List<String> lines = readme.substring(open + 6, readme.indexOf("\n```", open)).lines().toList();
+    String api = lines.get(0).replace("7080", String.valueOf(fixture.server().httpPort()));
+    assertThat(api).startsWith("API=http://127.0.0.1:");
+    List<String> curls = lines.subList(1, lines.size());
+    assertThat(curls).hasSize(6).allMatch(line -> line.startsWith("curl "));
+
+    for (String line : curls) {
+      boolean watch = line.contains("/watch/");
+      Process curl = new ProcessBuilder("bash", "-c", api + "; " + (watch ? "timeout 1 " : "") + line)
+          .redirectErrorStream(true).start();
+      String out = new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(curl.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      if (watch) {
+        assertThat(out).as(line).contains("event: SNAPSHOT").contains("data: {\"type\":\"SNAPSHOT\"");
+      } else {
+        assertThat(curl.exitValue()).as(line + "\n" + out).isZero();
+        assertThat(out).as(line).startsWith("{");
+      }
+      if (line.contains("admin.instance.patch")) {
+        ServiceSnapshot orders = JsonCodec.json().decode(fixture.connect("witness").call("service.query",
+            "{\"service\":\"orders\"}"), ServiceSnapshot.class);
+        assertThat(orders.instances()).extracting(InstanceBody::weight).containsExactly(2.0);
+      }
+    }
+  }
+}
