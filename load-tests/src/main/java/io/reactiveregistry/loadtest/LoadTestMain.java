@@ -4,10 +4,13 @@ import io.reactiveregistry.client.ClientTls;
 import io.reactiveregistry.loadtest.engine.RunResult;
 import io.reactiveregistry.loadtest.engine.Runner;
 import io.reactiveregistry.loadtest.engine.Target;
+import io.reactiveregistry.loadtest.report.CompareCommand;
 import io.reactiveregistry.loadtest.report.ConsoleReport;
 import io.reactiveregistry.loadtest.report.HtmlReport;
+import io.reactiveregistry.loadtest.report.StatsFile;
 import io.reactiveregistry.loadtest.simulations.BuiltIn;
 import io.reactiveregistry.loadtest.simulations.Params;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -88,21 +91,63 @@ public final class LoadTestMain implements Callable<Integer> {
     }
   }
 
+  @Option(names = "--progress-seconds", defaultValue = "5",
+      description = "A progress line this often while the run goes on. Default: ${DEFAULT-VALUE}")
+  int progressSeconds;
+
+  private final PrintStream out;
+
+  public LoadTestMain() {
+    this(System.out);
+  }
+
+  LoadTestMain(PrintStream out) {
+    this.out = out;
+  }
+
   public static void main(String[] args) {
-    System.exit(new CommandLine(new LoadTestMain()).setUnmatchedOptionsArePositionalParams(false).execute(args));
+    System.exit(execute(args, System.out, System.err));
+  }
+
+  /**
+   * {@code compare <baseline> <candidate>}, or a simulation. Exit codes: 0 passed, 1 an
+   * assertion failed (or compare found a regression), 2 bad usage (an unknown simulation or
+   * parameter, a parameter that is not a number).
+   */
+  static int execute(String[] args, PrintStream out, PrintStream err) {
+    if (args.length > 0 && args[0].equals("compare")) {
+      return new CommandLine(new CompareCommand(out)).execute(java.util.Arrays.copyOfRange(args, 1, args.length));
+    }
+    return new CommandLine(new LoadTestMain(out)).setUnmatchedOptionsArePositionalParams(false)
+        .setExecutionExceptionHandler((e, line, parsed) -> {
+          if (e instanceof IllegalArgumentException) {
+            err.println(e.getMessage());
+            return 2;
+          }
+          throw e;
+        })
+        .execute(args);
   }
 
   @Override
   public Integer call() {
     Params params = new Params(parse(parameters));
     var sim = BuiltIn.build(simulation, params);
+    if (!params.unknown().isEmpty()) {
+      throw new IllegalArgumentException(simulation + " takes no " + params.unknown().stream().map(name -> "--" + name)
+          .toList() + "; it takes " + params.used().keySet().stream().sorted().map(name -> "--" + name).toList()
+          + " (and --p99-ms, --min-throughput, --max-server-cpu-us)");
+    }
     Target server = Target.parse(target).withToken(token).withTls(new ClientTls(caFile, certFile, keyFile));
     java.net.URI metrics = metricsUrl != null ? metricsUrl
         : java.net.URI.create("http://" + server.host() + ":7080/metrics");
-    RunResult result = Runner.run(sim, server, params.used(), serverPid, metrics);
-    ConsoleReport.print(result, System.out);
+    RunResult result = Runner.run(sim, server, params.used(), serverPid, metrics,
+        java.time.Duration.ofSeconds(progressSeconds), out);
+    ConsoleReport.print(result, out);
     Path report = HtmlReport.write(result, reportsDir);
-    System.out.println("report: " + report.toAbsolutePath());
+    Path stats = StatsFile.of(result).write(report.getParent());
+    out.println("report: " + report.toAbsolutePath());
+    out.println("stats:  " + stats.toAbsolutePath());
     return result.passed() ? 0 : 1;
   }
 

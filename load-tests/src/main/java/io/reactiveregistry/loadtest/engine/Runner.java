@@ -5,6 +5,7 @@ import io.reactiveregistry.loadtest.dsl.Scenario;
 import io.reactiveregistry.loadtest.dsl.Simulation;
 import io.reactiveregistry.loadtest.metrics.Metrics;
 import io.reactiveregistry.loadtest.metrics.RequestStats;
+import io.reactiveregistry.loadtest.report.ProgressLines;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -44,6 +46,12 @@ public final class Runner {
   /** As above; {@code metrics} is the server's Prometheus endpoint, read when no pid is given. */
   public static RunResult run(Simulation simulation, Target target, Map<String, String> parameters, Long serverPid,
       java.net.URI metrics) {
+    return run(simulation, target, parameters, serverPid, metrics, Duration.ofSeconds(5), System.out);
+  }
+
+  /** As above, printing a progress line to {@code progress} every {@code progressPeriod}. */
+  public static RunResult run(Simulation simulation, Target target, Map<String, String> parameters, Long serverPid,
+      java.net.URI metrics, Duration progressPeriod, java.io.PrintStream progress) {
     Metrics measured = new Metrics();
     Map<String, Long> closeMarks = VirtualUser.newCloseMarks();
     AtomicInteger ids = new AtomicInteger();
@@ -90,9 +98,11 @@ public final class Runner {
     double cpuBefore = serverPid == null ? -1 : ServerCpu.cpuSeconds(serverPid);
     ServerMetrics.Reading before = serverPid == null && metrics != null ? ServerMetrics.read(metrics) : null;
     log.info("running {} against {} with {} users", simulation.name(), target, users.size());
+    Disposable lines = ProgressLines.start(measured, progressPeriod, progress);
     Flux.merge(Flux.fromIterable(users), Integer.MAX_VALUE)
         .take(simulation.maxDuration())
         .then()
+        .doFinally(signal -> lines.dispose())
         .block();
     if (cancelled.get() > 0) {
       log.warn("{} user(s) had not completed their scenario when the maximum duration of {} passed: counted as "

@@ -120,6 +120,35 @@ public final class Metrics {
         any ? h.getMean() : 0, rate);
   }
 
+  /** Users active now. */
+  public int activeUsers() {
+    return activeUsers.get();
+  }
+
+  /** What the requests (not the scenarios) did in seconds {@code [from, to)} of the run, all names together. */
+  public record Period(long ok, long ko, long p50Us, long p99Us) {}
+
+  public Period period(long fromSecond, long toSecond) {
+    Histogram merged = new Histogram(HIGHEST_US, 2);
+    long ko = 0;
+    for (Map.Entry<String, Series> named : series.entrySet()) {
+      if (named.getKey().startsWith("scenario:")) {
+        continue;
+      }
+      for (long second = fromSecond; second < toSecond; second++) {
+        Histogram h = named.getValue().bySecond.get(second);
+        if (h != null) {
+          merged.add(h);
+        }
+        AtomicLong failed = named.getValue().koBySecond.get(second);
+        ko += failed == null ? 0 : failed.get();
+      }
+    }
+    boolean any = merged.getTotalCount() > 0;
+    return new Period(merged.getTotalCount(), ko, any ? merged.getValueAtPercentile(50) : 0,
+        any ? merged.getValueAtPercentile(99) : 0);
+  }
+
   /** One point per second of the run. */
   public record SecondPoint(long second, long ok, long ko, long p50Us, long p95Us, long p99Us) {}
 

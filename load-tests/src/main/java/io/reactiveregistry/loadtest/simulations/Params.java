@@ -3,6 +3,9 @@ package io.reactiveregistry.loadtest.simulations;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * A simulation's scale parameters from the command line ({@code --users 50 --instances 1000}),
@@ -17,13 +20,13 @@ public final class Params {
   }
 
   public int integer(String name, int fallback) {
-    int value = given.containsKey(name) ? Integer.parseInt(given.get(name)) : fallback;
+    int value = given.containsKey(name) ? number(name, Integer::parseInt, "a whole number") : fallback;
     used.put(name, Integer.toString(value));
     return value;
   }
 
   public double decimal(String name, double fallback) {
-    double value = given.containsKey(name) ? Double.parseDouble(given.get(name)) : fallback;
+    double value = given.containsKey(name) ? number(name, Double::parseDouble, "a number") : fallback;
     used.put(name, Double.toString(value));
     return value;
   }
@@ -37,7 +40,8 @@ public final class Params {
 
   /** A duration in milliseconds on the command line, e.g. {@code --duration-ms 30000}. */
   public Duration millis(String name, long fallbackMillis) {
-    long value = given.containsKey(name) ? Long.parseLong(given.get(name)) : fallbackMillis;
+    long value = given.containsKey(name) ? number(name, Long::parseLong, "a whole number of milliseconds")
+        : fallbackMillis;
     used.put(name, Long.toString(value));
     return Duration.ofMillis(value);
   }
@@ -48,7 +52,22 @@ public final class Params {
       return null;
     }
     used.put(name, given.get(name));
-    return Double.parseDouble(given.get(name));
+    return number(name, Double::parseDouble, "a number");
+  }
+
+  /** The parameters given that the simulation does not take: misspelt, or meant for another one. */
+  public Set<String> unknown() {
+    Set<String> unknown = new TreeSet<>(given.keySet());
+    unknown.removeAll(used.keySet());
+    return unknown;
+  }
+
+  private <T> T number(String name, Function<String, T> parse, String what) {
+    try {
+      return parse.apply(given.get(name).trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--" + name + " must be " + what + ", not '" + given.get(name) + "'");
+    }
   }
 
   public Map<String, String> used() {
