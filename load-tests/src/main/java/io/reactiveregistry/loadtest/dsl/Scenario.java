@@ -32,8 +32,9 @@ public final class Scenario {
   }
 
   /** Binds the scenario to an injection profile. */
-  public Population inject(Injection injection) {
-    return new Population(this, injection);
+  /** The scenario's users, arriving as the steps say, one step after the other (Gatling's {@code inject}). */
+  public Population inject(Injection... steps) {
+    return new Population(this, steps.length == 1 ? steps[0] : Injection.sequence(List.of(steps)));
   }
 
   Mono<Void> run(VirtualUser user) {

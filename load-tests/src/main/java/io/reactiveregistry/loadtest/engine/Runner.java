@@ -1,6 +1,7 @@
 package io.reactiveregistry.loadtest.engine;
 
 import io.reactiveregistry.loadtest.dsl.Assertion;
+import io.reactiveregistry.loadtest.dsl.Injection;
 import io.reactiveregistry.loadtest.dsl.Scenario;
 import io.reactiveregistry.loadtest.dsl.Simulation;
 import io.reactiveregistry.loadtest.metrics.Metrics;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -60,11 +62,12 @@ public final class Runner {
     List<Mono<Void>> users = new ArrayList<>();
     for (Scenario.Population population : simulation.populations()) {
       String scenario = "scenario:" + population.scenario().name();
-      for (Duration offset : population.injection().offsets()) {
+      Supplier<Mono<Void>> oneUser = () -> {
         AtomicBoolean ended = new AtomicBoolean();
         long[] startedAt = {0};
-        users.add(Mono.delay(offset).then(Mono.defer(() -> {
+        return Mono.defer(() -> {
           VirtualUser user = new VirtualUser(ids.getAndIncrement(), target, measured, closeMarks);
+          AtomicBoolean left = new AtomicBoolean();
           everyone.add(user);
           measured.userStarted();
           long start = System.nanoTime();
@@ -80,18 +83,28 @@ public final class Runner {
                 measured.recordOk(scenario, start);
               })
               .onErrorResume(e -> Mono.empty())
-              .doFinally(signal -> {
-                user.dispose();
-                measured.userEnded();
-              });
-        })).doOnCancel(() -> {
+              // Before the completion travels on, not after (doFinally): a closed model's next
+              // user starts from it, and must not be counted beside the one it replaces.
+              .doOnTerminate(() -> leave(user, measured, left))
+              .doOnCancel(() -> leave(user, measured, left));
+        }).doOnCancel(() -> {
           // Cut off by the maximum duration (or never started before it): it did not do what the
           // simulation measures, so it counts as failed.
           if (ended.compareAndSet(false, true)) {
             measured.recordKo(scenario, startedAt[0] == 0 ? System.nanoTime() : startedAt[0]);
             cancelled.incrementAndGet();
           }
-        }));
+        });
+      };
+      Injection injection = population.injection();
+      for (Duration offset : injection.offsets()) {
+        users.add(Mono.delay(offset).then(oneUser.get()));
+      }
+      // A closed model: each slot runs one user after another, a new one as soon as the last
+      // finished, from its opening until the step's end.
+      long end = measured.startNanos() + injection.duration().toNanos();
+      for (Duration slot : injection.slots()) {
+        users.add(Mono.delay(slot).then(Mono.defer(oneUser).repeat(() -> System.nanoTime() < end).then()));
       }
     }
     Instant startedAt = Instant.now();
@@ -128,5 +141,12 @@ public final class Runner {
     results.add(everyScenarioCompleted(stats));
     return new RunResult(simulation.name(), target, startedAt, measured.elapsedSeconds(), users.size(), parameters,
         stats, results, measured, usage);
+  }
+
+  private static void leave(VirtualUser user, Metrics measured, AtomicBoolean left) {
+    if (left.compareAndSet(false, true)) {
+      user.dispose();
+      measured.userEnded();
+    }
   }
 }

@@ -25,6 +25,7 @@ import static io.reactiveregistry.loadtest.dsl.Steps.subscribe;
 
 import io.reactiveregistry.loadtest.dsl.Assertion;
 import io.reactiveregistry.loadtest.dsl.Simulation;
+import io.reactiveregistry.loadtest.dsl.SimulationDefinition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,12 +54,38 @@ public final class BuiltIn {
     return List.copyOf(SIMULATIONS.keySet());
   }
 
+  /**
+   * A built-in simulation by name, or a user's by the name of its class (a
+   * {@link SimulationDefinition} on the class path).
+   */
   public static Simulation build(String name, Params params) {
     Function<Params, Simulation> factory = SIMULATIONS.get(name);
+    if (factory == null && name.contains(".")) {
+      factory = userDefined(name);
+    }
     if (factory == null) {
-      throw new IllegalArgumentException("unknown simulation " + name + "; built in: " + names());
+      throw new IllegalArgumentException("unknown simulation " + name + "; built in: " + names()
+          + ", or the class name of a SimulationDefinition on the class path");
     }
     return factory.apply(params);
+  }
+
+  private static Function<Params, Simulation> userDefined(String className) {
+    Class<?> type;
+    try {
+      type = Class.forName(className);
+    } catch (ClassNotFoundException e) {
+      throw new IllegalArgumentException("no class " + className + " on the class path");
+    }
+    if (!SimulationDefinition.class.isAssignableFrom(type)) {
+      throw new IllegalArgumentException(className + " is not a " + SimulationDefinition.class.getName());
+    }
+    try {
+      SimulationDefinition definition = (SimulationDefinition) type.getConstructor().newInstance();
+      return definition::define;
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalArgumentException(className + " needs a public constructor without arguments: " + e);
+    }
   }
 
   /** A deploy: {@code users} connections register {@code instances} each, all at once. */

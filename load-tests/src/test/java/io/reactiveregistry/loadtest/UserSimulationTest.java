@@ -1,0 +1,56 @@
+package io.reactiveregistry.loadtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.reactiveregistry.loadtest.report.StatsFile;
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A simulation a user wrote ({@code com.example.loadtest.MyFleet}), run by its class name against a real server. */
+class UserSimulationTest {
+  @TempDir
+  Path reports;
+
+  @Test
+  void aUsersSimulationRunsByClassNameAndWritesItsReportAndStats() {
+    RegistryServer server = RegistryServer.start(ServerConfig.ephemeralLoopback()).block(Duration.ofSeconds(10));
+    try {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int code = LoadTestMain.execute(new String[] {"com.example.loadtest.MyFleet", "--target",
+          "tcp://127.0.0.1:" + server.tcpPort(), "--reports-dir", reports.toString(), "--instances", "3"},
+          new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+      String printed = out.toString(StandardCharsets.UTF_8);
+      assertThat(code).as(printed + err).isZero();
+      Path stats = Path.of(printed.lines().filter(line -> line.startsWith("stats:")).findFirst().orElseThrow()
+          .substring("stats:".length()).trim());
+      StatsFile file = StatsFile.read(stats);
+      assertThat(file.simulation()).isEqualTo("MyFleet");
+      // 2 at once and rampUsersPerSec(2).to(6) over 1 s (4 users) deploy 3 instances each; 2 callers query 10 times.
+      assertThat(file.request("register").count()).isEqualTo(6 * 3);
+      assertThat(file.request("query").count()).isEqualTo(20);
+      assertThat(file.parameters()).containsEntry("instances", "3").containsEntry("ramp-ms", "1000");
+      assertThat(stats.getParent().resolve("index.html")).exists();
+    } finally {
+      server.disposeNow(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void aClassThatIsNoSimulationIsAClearUsageError() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream errors = new PrintStream(err, true, StandardCharsets.UTF_8);
+    PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    assertThat(LoadTestMain.execute(new String[] {"com.example.loadtest.Nothing"}, out, errors)).isEqualTo(2);
+    assertThat(LoadTestMain.execute(new String[] {"java.lang.String"}, out, errors)).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("no class com.example.loadtest.Nothing")
+        .contains("java.lang.String is not a io.reactiveregistry.loadtest.dsl.SimulationDefinition");
+  }
+}
