@@ -8,8 +8,10 @@ import io.reactiveregistry.server.ServerConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,11 +38,23 @@ class UserSimulationTest {
       // 2 at once and rampUsersPerSec(2).to(6) over 1 s (4 users) deploy 3 instances each; 2 callers query 10 times.
       assertThat(file.request("register").count()).isEqualTo(6 * 3);
       assertThat(file.request("query").count()).isEqualTo(20);
-      assertThat(file.parameters()).containsEntry("instances", "3").containsEntry("ramp-ms", "1000");
+      assertThat(file.parameters()).containsExactlyEntriesOf(Map.of("instances", "3"));
       assertThat(stats.getParent().resolve("index.html")).exists();
     } finally {
       server.disposeNow(Duration.ofSeconds(5));
     }
+  }
+
+  /** The README's "Writing your own simulation" shows MyFleet exactly as compiled and run here. */
+  @Test
+  void theReadmeShowsMyFleetVerbatim() throws Exception {
+    String source = Files.readString(Path.of("src/test/java/com/example/loadtest/MyFleet.java"));
+    String shown = source.substring(source.indexOf("// README:start\n") + 16, source.indexOf("// README:end")).strip();
+    String readme = Files.readString(Path.of("../README.md"));
+    int section = readme.indexOf("\n### Writing your own simulation\n");
+    int open = readme.indexOf("```java\n", section);
+    assertThat(section).isNotNegative();
+    assertThat(readme.substring(open + 8, readme.indexOf("\n```", open + 8)).strip()).isEqualTo(shown);
   }
 
   @Test
