@@ -1,15 +1,22 @@
 package io.reactiveregistry.loadtest.dsl;
 
+import io.reactiveregistry.loadtest.metrics.Metrics;
 import io.reactiveregistry.loadtest.metrics.RequestStats;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+import org.HdrHistogram.Histogram;
 
 /**
  * A condition on the run's figures that decides the exit code:
- * {@code percentile("register", 99).lessThan(ms(20))}, {@code errorPercent("*").lessThan(0.1)},
- * {@code throughput("register").greaterThan(50_000)}.
+ * {@code percentile("register", 99.9).lessThan(ms(20))} (any percentile, read off the run's
+ * histogram, not rounded to a stored one), {@code meanResponseTime}, {@code stdDevResponseTime},
+ * {@code maxResponseTime}, {@code errorPercent("*").lessThan(0.1)}, {@code failedCount(...).atMost(n)},
+ * {@code throughput("register").greaterThan(50_000)}, {@code count}, {@code serverCpuPerRequest}.
+ * A request named {@code "*"} means every request of the run (the scenarios left out): Gatling's
+ * {@code global()}.
  */
 public abstract class Assertion {
   /** What an assertion found. */
@@ -25,11 +32,35 @@ public abstract class Assertion {
     return evaluate(stats);
   }
 
+  /** Evaluates with the run's own histograms too; the latency assertions read them. */
+  public Result evaluate(List<RequestStats> stats, Double serverCpuSeconds, Metrics metrics) {
+    return evaluate(stats, serverCpuSeconds);
+  }
+
+  public static LatencyBuilder meanResponseTime(String request) {
+    return new LatencyBuilder(request, "mean response time", Histogram::getMean);
+  }
+
+  public static LatencyBuilder stdDevResponseTime(String request) {
+    return new LatencyBuilder(request, "standard deviation of the response time", Histogram::getStdDeviation);
+  }
+
+  public static LatencyBuilder maxResponseTime(String request) {
+    return new LatencyBuilder(request, "max response time", histogram -> (double) histogram.getMaxValue());
+  }
+
+  public static FailedBuilder failedCount(String request) {
+    return new FailedBuilder(request);
+  }
+
   public static ServerCpuBuilder serverCpuPerRequest(String request) {
     return new ServerCpuBuilder(request);
   }
 
   public static PercentileBuilder percentile(String request, double percentile) {
+    if (!(percentile > 0 && percentile <= 100)) {
+      throw new IllegalArgumentException("a percentile is above 0 and at most 100, not " + percentile);
+    }
     return new PercentileBuilder(request, percentile);
   }
 
@@ -47,7 +78,16 @@ public abstract class Assertion {
 
   public record PercentileBuilder(String request, double percentile) {
     public Assertion lessThan(Duration limit) {
+      LatencyBuilder exact = new LatencyBuilder(request, "p" + trim(percentile),
+          histogram -> (double) histogram.getValueAtPercentile(percentile));
+      Assertion fromHistogram = exact.lessThan(limit);
       return new Assertion() {
+        @Override
+        public Result evaluate(List<RequestStats> stats, Double serverCpuSeconds, Metrics metrics) {
+          return metrics == null ? evaluate(stats) : fromHistogram.evaluate(stats, serverCpuSeconds, metrics);
+        }
+
+        /** Without the run's histograms (a summary alone): the nearest stored percentile at or above. */
         @Override
         public Result evaluate(List<RequestStats> stats) {
           String description = String.format(Locale.ROOT, "p%s of %s < %s ms", trim(percentile), request,
@@ -59,6 +99,44 @@ public abstract class Assertion {
           long actualUs = percentile >= 99.5 ? s.get().maxUs() : pick(s.get(), percentile);
           return new Result(description, actualUs * 1_000L < limit.toNanos(),
               String.format(Locale.ROOT, "%.3f ms", actualUs / 1000.0));
+        }
+      };
+    }
+  }
+
+  /** A latency figure of the run's histogram, in microseconds, against a limit. */
+  public record LatencyBuilder(String request, String figure, ToDoubleFunction<Histogram> read) {
+    public Assertion lessThan(Duration limit) {
+      String description = String.format(Locale.ROOT, "%s of %s < %s ms", figure, request, trim(limit.toNanos() / 1e6));
+      return new Assertion() {
+        @Override
+        public Result evaluate(List<RequestStats> stats) {
+          return new Result(description, false, "needs the run's histograms");
+        }
+
+        @Override
+        public Result evaluate(List<RequestStats> stats, Double serverCpuSeconds, Metrics metrics) {
+          Histogram latencies = metrics == null ? null : metrics.latencies(request);
+          if (latencies == null) {
+            return new Result(description, false, "no successful requests");
+          }
+          double actualUs = read.applyAsDouble(latencies);
+          return new Result(description, actualUs * 1_000 < limit.toNanos(),
+              String.format(Locale.ROOT, "%.3f ms", actualUs / 1000.0));
+        }
+      };
+    }
+  }
+
+  public record FailedBuilder(String request) {
+    public Assertion atMost(long failures) {
+      String description = "failed " + request + " <= " + failures;
+      return new Assertion() {
+        @Override
+        public Result evaluate(List<RequestStats> stats) {
+          long ko = stats.stream().filter(s -> request.equals("*") ? !s.name().startsWith("scenario:")
+              : s.name().equals(request)).mapToLong(RequestStats::ko).sum();
+          return new Result(description, ko <= failures, Long.toString(ko));
         }
       };
     }

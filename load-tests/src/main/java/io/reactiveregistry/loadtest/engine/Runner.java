@@ -137,7 +137,7 @@ public final class Runner {
     List<RequestStats> stats = measured.stats();
     Double serverCpu = usage == null ? null : usage.cpuSeconds();
     List<Assertion.Result> results = new ArrayList<>(
-        simulation.assertions().stream().map(a -> a.evaluate(stats, serverCpu)).toList());
+        simulation.assertions().stream().map(a -> a.evaluate(stats, serverCpu, measured)).toList());
     results.add(everyScenarioCompleted(stats));
     return new RunResult(simulation.name(), target, startedAt, measured.elapsedSeconds(), users.size(), parameters,
         stats, results, measured, usage);

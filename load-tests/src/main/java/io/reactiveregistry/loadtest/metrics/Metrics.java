@@ -120,6 +120,34 @@ public final class Metrics {
         any ? h.getMean() : 0, rate);
   }
 
+  /**
+   * The successful latencies of {@code request} over the whole run, exactly as recorded ("*": every
+   * request, the scenarios left out); null when there is none.
+   */
+  public Histogram latencies(String request) {
+    if (!request.equals("*")) {
+      Series s = series.get(request);
+      return s == null || s.all.getTotalCount() == 0 ? null : s.all.copy();
+    }
+    Histogram all = new Histogram(HIGHEST_US, 3);
+    series.forEach((name, s) -> {
+      if (!name.startsWith("scenario:")) {
+        all.add(s.all);
+      }
+    });
+    return all.getTotalCount() == 0 ? null : all;
+  }
+
+  /** Failed requests of {@code request} ("*": every request, the scenarios left out). */
+  public long failed(String request) {
+    long ko = 0;
+    for (Map.Entry<String, Series> named : series.entrySet()) {
+      boolean counted = request.equals("*") ? !named.getKey().startsWith("scenario:") : named.getKey().equals(request);
+      ko += counted ? named.getValue().ko.get() : 0;
+    }
+    return ko;
+  }
+
   /** Users active now. */
   public int activeUsers() {
     return activeUsers.get();
