@@ -85,7 +85,8 @@ class ResultsFilesTest {
     StatsFile regressed = new StatsFile(written.simulation(), written.target(), written.startedAt(),
         written.durationSeconds(), written.users(), written.parameters(),
         written.requests().stream().map(r -> r.name().equals("register") ? slower : r).toList(),
-        written.serverUsage(), written.assertions(), written.timeSeries(), written.activeUsersPerSecond());
+        written.serverUsage(), written.assertions(), written.timeSeries(), written.activeUsersPerSecond(),
+        written.errors());
     Path candidate = regressed.write(Files.createDirectories(reports.resolve("candidate")));
     Run worse = run("compare", stats.toString(), candidate.toString());
     assertThat(worse.exitCode()).isEqualTo(1);

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -308,6 +309,86 @@ public final class Steps {
 
   public static Step pause(Duration duration) {
     return user -> Mono.delay(duration).then();
+  }
+
+  /** A pause of uniformly random length between {@code min} and {@code max}. */
+  public static Step pause(Duration min, Duration max) {
+    return user -> Mono.defer(() -> Mono.delay(Duration.ofNanos(
+        ThreadLocalRandom.current().nextLong(min.toNanos(), max.toNanos() + 1)))).then();
+  }
+
+  /** A pause of exponentially distributed length: think times of independent arrivals. */
+  public static Step pauseExponential(Duration mean) {
+    return user -> Mono.defer(() -> Mono.delay(Duration.ofNanos((long) (-Math.log(1 - ThreadLocalRandom.current()
+        .nextDouble()) * mean.toNanos())))).then();
+  }
+
+  /** A pause of normally distributed length (never below zero). */
+  public static Step pauseNormal(Duration mean, Duration standardDeviation) {
+    return user -> Mono.defer(() -> Mono.delay(Duration.ofNanos(Math.max(0, (long) (mean.toNanos()
+        + ThreadLocalRandom.current().nextGaussian() * standardDeviation.toNanos()))))).then();
+  }
+
+  /** Puts the feeder's next record in the user's session, for the {@code ...Fed} steps. */
+  public static Step feed(Feeder feeder) {
+    return user -> Mono.fromRunnable(() -> user.session().put(FED, feeder.next()));
+  }
+
+  /**
+   * Registers the instance the fed record describes: {@code service}, {@code ip}, {@code port},
+   * and optionally {@code cluster}, {@code weight} and {@code metadata.<key>}.
+   */
+  public static Step registerFed() {
+    return user -> Mono.defer(() -> {
+      Map<String, String> record = fed(user);
+      StringBuilder metadata = new StringBuilder();
+      record.forEach((key, value) -> {
+        if (key.startsWith("metadata.")) {
+          metadata.append(metadata.length() == 0 ? "" : ",").append(quoted(key.substring(9))).append(':')
+              .append(quoted(value));
+        }
+      });
+      String body = "{\"service\":" + quoted(required(record, "service")) + ",\"instance\":{\"ip\":"
+          + quoted(required(record, "ip")) + ",\"port\":" + Integer.parseInt(required(record, "port"))
+          + (record.containsKey("cluster") ? ",\"cluster\":" + quoted(record.get("cluster")) : "")
+          + (record.containsKey("weight") ? ",\"weight\":" + Double.parseDouble(record.get("weight")) : "")
+          + ",\"metadata\":{" + metadata + "}}}";
+      return user.send("register", "instance.register", body);
+    });
+  }
+
+  /** Queries the fed record's {@code service}, failing the request when an answer fails a check. */
+  public static Step queryFed(Check... checks) {
+    return user -> Mono.defer(() -> queryChecked(required(fed(user), "service"), checks).run(user));
+  }
+
+  /** Queries {@code service} once, failing the request when its answer fails a check. */
+  public static Step queryChecked(String service, Check... checks) {
+    return user -> user.request("query", "service.query", "{\"service\":" + quoted(service) + "}", System.nanoTime(),
+        answer -> Check.all(answer, user, checks)).then();
+  }
+
+  private static final String FED = "lt.fed";
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, String> fed(VirtualUser user) {
+    Object record = user.session().get(FED);
+    if (record == null) {
+      throw new IllegalStateException("no fed record: put a feed(feeder) step before this one");
+    }
+    return (Map<String, String>) record;
+  }
+
+  private static String required(Map<String, String> record, String field) {
+    String value = record.get(field);
+    if (value == null || value.isEmpty()) {
+      throw new IllegalStateException("the fed record " + record + " has no " + field);
+    }
+    return value;
+  }
+
+  private static String quoted(String text) {
+    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   /** Deregisters every instance the user registered. */

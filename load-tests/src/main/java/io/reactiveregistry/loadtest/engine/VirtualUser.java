@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -31,6 +32,8 @@ public final class VirtualUser {
   private final Map<String, Long> closeMarks;
   private final List<Registered> registered = new ArrayList<>();
   private volatile RSocket rsocket;
+  /** What the user's steps remember between them: fed records, the last revision a check saw. */
+  private final Map<String, Object> session = new ConcurrentHashMap<>();
 
   /** An instance this user registered. */
   public record Registered(String service, int port, String instanceId) {}
@@ -112,10 +115,43 @@ public final class VirtualUser {
 
   /** A request-response, recorded under {@code name} from {@code intendedStart}. */
   public Mono<String> request(String name, String route, String json, long intendedStart) {
+    return request(name, route, json, intendedStart, answer -> null);
+  }
+
+  /**
+   * As above; {@code check} looks at the answer and returns why it is wrong, or null: a wrong
+   * answer is a failed request, with that reason in the errors table.
+   */
+  public Mono<String> request(String name, String route, String json, long intendedStart,
+      Function<String, String> check) {
     return Mono.defer(() -> requireConnected().requestResponse(payload(route, json)))
         .map(VirtualUser::text)
+        .flatMap(answer -> {
+          String wrong = check.apply(answer);
+          return wrong == null ? Mono.just(answer) : Mono.error(new CheckFailed(wrong));
+        })
         .doOnNext(answer -> metrics.record(name, intendedStart, System.nanoTime(), true))
-        .doOnError(e -> metrics.record(name, intendedStart, System.nanoTime(), false));
+        .doOnError(e -> failed(name, intendedStart, e));
+  }
+
+  /** A response check that did not hold. */
+  public static final class CheckFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public CheckFailed(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private void failed(String name, long start, Throwable error) {
+    metrics.record(name, start, System.nanoTime(), false);
+    metrics.recordError(name, error instanceof CheckFailed ? "check: " + error.getMessage()
+        : error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage());
+  }
+
+  /** The user's session: what its steps keep between them. */
+  public Map<String, Object> session() {
+    return session;
   }
 
   /**
@@ -134,7 +170,7 @@ public final class VirtualUser {
             answer.release();
             metrics.record(name, start, System.nanoTime(), true);
           })
-          .doOnError(e -> metrics.record(name, start, System.nanoTime(), false))
+          .doOnError(e -> failed(name, start, e))
           .then();
     });
   }

@@ -24,6 +24,28 @@ public final class Metrics {
   private final Map<String, Series> series = new ConcurrentHashMap<>();
   private final AtomicInteger activeUsers = new AtomicInteger();
   private final ConcurrentSkipListMap<Long, Integer> activeUsersBySecond = new ConcurrentSkipListMap<>();
+  /** How often each request failed with each message: the report's errors table. */
+  private final Map<ErrorKey, AtomicLong> errors = new ConcurrentHashMap<>();
+
+  /** A failure's request and message. */
+  public record ErrorKey(String request, String message) {}
+
+  /** One error of {@code request}, by what it said (a contract error's JSON, a failed check, a timeout). */
+  public void recordError(String request, String message) {
+    errors.computeIfAbsent(new ErrorKey(request, message), key -> new AtomicLong()).incrementAndGet();
+  }
+
+  /** The errors seen, most frequent first, then by request and message. */
+  public List<ErrorCount> errors() {
+    List<ErrorCount> out = new ArrayList<>();
+    errors.forEach((key, count) -> out.add(new ErrorCount(key.request(), key.message(), count.get())));
+    out.sort(java.util.Comparator.comparingLong(ErrorCount::count).reversed()
+        .thenComparing(ErrorCount::request).thenComparing(ErrorCount::message));
+    return out;
+  }
+
+  /** A line of the errors table. */
+  public record ErrorCount(String request, String message, long count) {}
   private volatile long endNanos;
 
   public Metrics() {

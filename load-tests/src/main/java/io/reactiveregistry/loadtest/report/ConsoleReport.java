@@ -2,6 +2,7 @@ package io.reactiveregistry.loadtest.report;
 
 import io.reactiveregistry.loadtest.dsl.Assertion;
 import io.reactiveregistry.loadtest.engine.RunResult;
+import io.reactiveregistry.loadtest.metrics.Metrics;
 import io.reactiveregistry.loadtest.metrics.RequestStats;
 import java.io.PrintStream;
 import java.util.Locale;
@@ -32,6 +33,9 @@ public final class ConsoleReport {
           usage.cpuPercentOfOneCore(),
           usage.heapBytesAtEnd() < 0 ? "" : String.format(Locale.ROOT, "; heap in use at the end: %.1f MB",
               usage.heapBytesAtEnd() / 1e6), usage.source());
+    }
+    for (Metrics.ErrorCount error : result.metrics().errors()) {
+      out.printf(Locale.ROOT, "error %-18s %7d x %s%n", error.request(), error.count(), error.message());
     }
     out.println(rule);
     for (Assertion.Result assertion : result.assertions()) {

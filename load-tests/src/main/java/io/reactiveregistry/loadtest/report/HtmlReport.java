@@ -2,6 +2,7 @@ package io.reactiveregistry.loadtest.report;
 
 import io.reactiveregistry.loadtest.dsl.Assertion;
 import io.reactiveregistry.loadtest.engine.RunResult;
+import io.reactiveregistry.loadtest.metrics.Metrics;
 import io.reactiveregistry.loadtest.metrics.Metrics.SecondPoint;
 import io.reactiveregistry.loadtest.metrics.RequestStats;
 import io.reactiveregistry.protocol.codec.JsonCodec;
@@ -75,6 +76,15 @@ public final class HtmlReport {
           s.p75Us() / 1e3, s.p95Us() / 1e3, s.p99Us() / 1e3, s.maxUs() / 1e3, s.meanRatePerSec()));
     }
     html.append("</table>\n");
+    List<Metrics.ErrorCount> errors = result.metrics().errors();
+    if (!errors.isEmpty()) {
+      html.append("<h2>Errors</h2>\n<table id=\"errors\"><tr><th>request</th><th>error</th><th>count</th></tr>\n");
+      for (Metrics.ErrorCount error : errors) {
+        html.append("<tr><td>").append(escape(error.request())).append("</td><td>").append(escape(error.message()))
+            .append("</td><td>").append(error.count()).append("</td></tr>\n");
+      }
+      html.append("</table>\n");
+    }
     if (result.serverUsage() != null) {
       RunResult.ServerUsage usage = result.serverUsage();
       html.append(String.format(Locale.ROOT, "<p>Server CPU: %.2f s (%.0f %% of one core on average)%s, from %s</p>%n",

@@ -20,7 +20,7 @@ public record StatsFile(
     String simulation, String target, String startedAt, double durationSeconds, int users,
     Map<String, String> parameters, List<RequestStats> requests, RunResult.ServerUsage serverUsage,
     List<AssertionOutcome> assertions, Map<String, List<Metrics.SecondPoint>> timeSeries,
-    List<Integer> activeUsersPerSecond) {
+    List<Integer> activeUsersPerSecond, List<Metrics.ErrorCount> errors) {
 
   /** One assertion as it came out. */
   public record AssertionOutcome(String description, boolean passed, String actual) {}
@@ -29,7 +29,7 @@ public record StatsFile(
     return new StatsFile(result.simulation(), result.target().toString(), result.startedAt().toString(),
         result.durationSeconds(), result.users(), result.parameters(), result.stats(), result.serverUsage(),
         result.assertions().stream().map(StatsFile::outcome).toList(), result.metrics().timeSeries(),
-        result.metrics().activeUsersPerSecond());
+        result.metrics().activeUsersPerSecond(), result.metrics().errors());
   }
 
   private static AssertionOutcome outcome(Assertion.Result result) {
