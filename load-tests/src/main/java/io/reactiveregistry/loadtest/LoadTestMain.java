@@ -6,6 +6,7 @@ import io.reactiveregistry.loadtest.engine.Runner;
 import io.reactiveregistry.loadtest.engine.Target;
 import io.reactiveregistry.loadtest.report.CompareCommand;
 import io.reactiveregistry.loadtest.report.ConsoleReport;
+import io.reactiveregistry.loadtest.report.HistogramLogs;
 import io.reactiveregistry.loadtest.report.HtmlReport;
 import io.reactiveregistry.loadtest.report.StatsFile;
 import io.reactiveregistry.loadtest.simulations.BuiltIn;
@@ -146,6 +147,7 @@ public final class LoadTestMain implements Callable<Integer> {
     ConsoleReport.print(result, out);
     Path report = HtmlReport.write(result, reportsDir);
     Path stats = StatsFile.of(result).write(report.getParent());
+    HistogramLogs.write(result.metrics(), result.startedAt().toEpochMilli(), report.getParent());
     out.println("report: " + report.toAbsolutePath());
     out.println("stats:  " + stats.toAbsolutePath());
     return result.passed() ? 0 : 1;

@@ -14,6 +14,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,6 +68,17 @@ class ResultsFilesTest {
     Path stats = Path.of(first.out().lines().filter(line -> line.startsWith("stats:")).findFirst().orElseThrow()
         .substring("stats:".length()).trim());
     assertThat(stats.getParent().resolve("index.html")).exists();
+    // An HdrHistogram log per request type, which HdrHistogram's own reader takes back.
+    Path log = stats.getParent().resolve("register.hlog");
+    Histogram total = new Histogram(3);
+    try (HistogramLogReader reader = new HistogramLogReader(log.toFile())) {
+      for (EncodableHistogram interval = reader.nextIntervalHistogram(); interval != null;
+          interval = reader.nextIntervalHistogram()) {
+        total.add((Histogram) interval);
+      }
+    }
+    assertThat(total.getTotalCount()).isEqualTo(100);
+    assertThat(stats.getParent().resolve("connect.hlog")).exists();
     StatsFile written = StatsFile.read(stats);
     assertThat(written.simulation()).isEqualTo("RegistrationStorm");
     assertThat(written.request("register").count()).isEqualTo(100);

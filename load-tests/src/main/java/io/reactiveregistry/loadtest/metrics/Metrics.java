@@ -170,6 +170,17 @@ public final class Metrics {
     return ko;
   }
 
+  /** Each request's per-second histograms (successful latencies, µs), seconds in order; scenarios left out. */
+  public Map<String, Map<Long, Histogram>> histogramsBySecond() {
+    Map<String, Map<Long, Histogram>> out = new TreeMap<>();
+    series.forEach((name, s) -> {
+      if (!name.startsWith("scenario:")) {
+        out.put(name, new TreeMap<>(s.bySecond));
+      }
+    });
+    return out;
+  }
+
   /** Users active now. */
   public int activeUsers() {
     return activeUsers.get();
