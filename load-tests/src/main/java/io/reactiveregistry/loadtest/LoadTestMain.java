@@ -11,11 +11,10 @@ import io.reactiveregistry.loadtest.report.HtmlReport;
 import io.reactiveregistry.loadtest.report.StatsFile;
 import io.reactiveregistry.loadtest.simulations.BuiltIn;
 import io.reactiveregistry.loadtest.simulations.Params;
+import io.reactiveregistry.loadtest.simulations.SimulationParameters;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,24 +27,10 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "load-tests", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Runs a load simulation against a registry server and writes a console summary and an HTML report.",
-    footer = {"", "Simulations and their parameters (defaults in brackets):",
-        "  RegistrationStorm     --users [50] --instances [1000] per user --concurrency [64] --hold-ms [0]",
-        "                        --persistent 1: persistent instances (kept, and health-checked by the server)",
-        "  SteadyHeartbeats      --users [50] --instances [100] --heartbeats [20000] per user",
-        "  SubscriptionFanOut    --subscribers [1000] --updates [100] --interval-ms [100] --warmup-ms [3000]",
-        "                        --publisher-member K: the publisher on the K-th --target (from 0), subscribers on the others",
-        "  ChurnWithSubscribers  --subscribers [100] --rate [20] users/s --duration-ms [20000] --instances [5]"
-            + " --lifetime-ms [1000]",
-        "  ReconnectStorm        --users [1000] --instances [1] --settle-ms [2000]",
-        "  QueryLoad             --users [20] --rate [1000] per user per s --duration-ms [10000]",
-        "  QueryStorm            --users [20] --queries [20000] per user --concurrency [32]",
-        "  IdleConnections       --users [1000] --hold-ms [10000]",
-        "  ResumeCost            --instances [1000] --subscribers [50] --rounds [20] --gap-ms [1000] --resume [1]",
-        "                        --resume 0: subscribe afresh each time (a full snapshot), to compare",
-        "  LoneHeartbeats        --users [500] --instances [20] per user --interval-ms [5000] --duration-ms [30000]",
-        "                        each heartbeat alone on its connection (RegistrationStorm --concurrency 1: lone registrations)",
-        "Any of them: --p99-ms N, --min-throughput N and --max-server-cpu-us N (needs --server-pid) add",
-        "assertions on the simulation's main request; a failed assertion exits with 1."})
+    footer = {"", "Simulations and their parameters (defaults in brackets; <Simulation> --help for one):", "%s",
+        "Most also take --p99-ms N, --min-throughput N and --max-server-cpu-us N (needs --server-pid): assertions",
+        "on the simulation's main request; a failed assertion exits with 1. A user's simulation runs by its class",
+        "name. compare <baseline>/stats.json <candidate>/stats.json judges a run against an earlier one."})
 public final class LoadTestMain implements Callable<Integer> {
 
   @Parameters(index = "0", description = "Simulation: ${COMPLETION-CANDIDATES}", completionCandidates = Names.class)
@@ -119,7 +104,21 @@ public final class LoadTestMain implements Callable<Integer> {
     if (args.length > 0 && args[0].equals("compare")) {
       return new CommandLine(new CompareCommand(out)).execute(java.util.Arrays.copyOfRange(args, 1, args.length));
     }
-    return new CommandLine(new LoadTestMain(out)).setUnmatchedOptionsArePositionalParams(false)
+    if (args.length >= 2 && !args[0].startsWith("-") && (List.of(args).contains("--help") || List.of(args).contains("-h"))) {
+      try {
+        SimulationParameters.usage(args[0], out);
+        return 0;
+      } catch (IllegalArgumentException e) {
+        err.println(e.getMessage());
+        return 2;
+      }
+    }
+    CommandLine command = new CommandLine(new LoadTestMain(out)).setUsageHelpWidth(180)
+        .setOut(new java.io.PrintWriter(out, true)).setErr(new java.io.PrintWriter(err, true));
+    command.getCommandSpec().usageMessage().footer(String.join("%n", command.getCommandSpec().usageMessage()
+        .footer()).replace("%s", SimulationParameters.summary().replace("%", "%%").stripTrailing()
+        .replace("\n", "%n")));
+    return command.setUnmatchedOptionsArePositionalParams(false)
         .setExecutionExceptionHandler((e, line, parsed) -> {
           if (e instanceof IllegalArgumentException) {
             err.println(e.getMessage());
@@ -132,13 +131,17 @@ public final class LoadTestMain implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Params params = new Params(parse(parameters));
-    var sim = BuiltIn.build(simulation, params);
-    if (!params.unknown().isEmpty()) {
-      throw new IllegalArgumentException(simulation + " takes no " + params.unknown().stream().map(name -> "--" + name)
-          .toList() + "; it takes " + params.used().keySet().stream().sorted().map(name -> "--" + name).toList()
-          + " (and --p99-ms, --min-throughput, --max-server-cpu-us)");
+    // Declared by the simulation, parsed by picocli: a misspelt parameter or a bad value is refused here.
+    Params params;
+    try {
+      params = new Params(SimulationParameters.parse(simulation, parameters == null ? List.of() : parameters));
+    } catch (CommandLine.ParameterException e) {
+      List<String> suggestions = e instanceof CommandLine.UnmatchedArgumentException unmatched
+          ? unmatched.getSuggestions() : List.of();
+      throw new IllegalArgumentException(e.getMessage() + (suggestions.isEmpty() ? "" : "; did you mean "
+          + String.join(" or ", suggestions) + "?") + " (" + simulation + " --help lists its parameters)");
     }
+    var sim = BuiltIn.build(simulation, params);
     Target server = Target.parse(target).withToken(token).withTls(new ClientTls(caFile, certFile, keyFile));
     java.net.URI metrics = metricsUrl != null ? metricsUrl
         : java.net.URI.create("http://" + server.host() + ":7080/metrics");
@@ -151,28 +154,5 @@ public final class LoadTestMain implements Callable<Integer> {
     out.println("report: " + report.toAbsolutePath());
     out.println("stats:  " + stats.toAbsolutePath());
     return result.passed() ? 0 : 1;
-  }
-
-  /** {@code --name value} or {@code --name=value} pairs. */
-  static Map<String, String> parse(List<String> args) {
-    Map<String, String> out = new LinkedHashMap<>();
-    if (args == null) {
-      return out;
-    }
-    for (int i = 0; i < args.size(); i++) {
-      String arg = args.get(i);
-      if (!arg.startsWith("--")) {
-        throw new IllegalArgumentException("expected --name value, got " + arg);
-      }
-      int eq = arg.indexOf('=');
-      if (eq > 0) {
-        out.put(arg.substring(2, eq), arg.substring(eq + 1));
-      } else if (i + 1 < args.size()) {
-        out.put(arg.substring(2), args.get(++i));
-      } else {
-        throw new IllegalArgumentException("missing a value for " + arg);
-      }
-    }
-    return out;
   }
 }

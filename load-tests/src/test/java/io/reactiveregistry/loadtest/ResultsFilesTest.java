@@ -113,10 +113,28 @@ class ResultsFilesTest {
   void aMisspeltOrMalformedParameterIsRefusedBeforeAnythingRuns() {
     Run misspelt = storm("--usres", "5");
     assertThat(misspelt.exitCode()).isEqualTo(2);
-    assertThat(misspelt.err()).contains("RegistrationStorm takes no [--usres]").contains("--users");
+    assertThat(misspelt.err()).contains("Unknown options: '--usres'").contains("did you mean --users?");
     Run notANumber = run("RegistrationStorm", "--target", "tcp://127.0.0.1:" + server.tcpPort(), "--users", "many");
     assertThat(notANumber.exitCode()).isEqualTo(2);
-    assertThat(notANumber.err()).contains("--users must be a whole number, not 'many'");
+    assertThat(notANumber.err()).contains("Invalid value for option '--users': 'many' is not an int");
     assertThat(List.of(reports.toFile().list())).isEmpty();
+  }
+
+  @Test
+  void eachSimulationListsItsOwnParametersAndTheMainHelpListsThemAll() {
+    Run help = run("RegistrationStorm", "--help");
+    assertThat(help.exitCode()).isZero();
+    assertThat(help.out()).contains("--users=<int>", "Default: 50", "--instances=<int>", "Default: 1000",
+        "--p99-ms=<double>", "Optional: an assertion when given");
+    Run all = run("--help");
+    assertThat(all.exitCode()).isZero();
+    for (String simulation : io.reactiveregistry.loadtest.simulations.BuiltIn.names()) {
+      assertThat(all.out()).contains(simulation);
+      for (var declared : io.reactiveregistry.loadtest.simulations.SimulationParameters.of(simulation)) {
+        if (declared.defaultValue() != null) {
+          assertThat(all.out()).contains("--" + declared.name() + " [" + declared.defaultValue() + "]");
+        }
+      }
+    }
   }
 }

@@ -2,9 +2,8 @@ package io.reactiveregistry.loadtest.simulations;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -14,18 +13,24 @@ import java.util.function.Function;
 public final class Params {
   private final Map<String, String> given;
   private final Map<String, String> used = new LinkedHashMap<>();
+  private final Map<String, Declaration> declared = new LinkedHashMap<>();
+
+  /** A parameter as the simulation reads it: its name, its type and its default (null: none). */
+  public record Declaration(String name, Class<?> type, String defaultValue) {}
 
   public Params(Map<String, String> given) {
     this.given = Map.copyOf(given);
   }
 
   public int integer(String name, int fallback) {
+    declare(name, int.class, Integer.toString(fallback));
     int value = given.containsKey(name) ? number(name, Integer::parseInt, "a whole number") : fallback;
     used.put(name, Integer.toString(value));
     return value;
   }
 
   public double decimal(String name, double fallback) {
+    declare(name, double.class, Double.toString(fallback));
     double value = given.containsKey(name) ? number(name, Double::parseDouble, "a number") : fallback;
     used.put(name, Double.toString(value));
     return value;
@@ -33,6 +38,7 @@ public final class Params {
 
   /** A word, e.g. {@code --service deploy-7}. */
   public String text(String name, String fallback) {
+    declare(name, String.class, fallback);
     String value = given.getOrDefault(name, fallback);
     used.put(name, value);
     return value;
@@ -40,6 +46,7 @@ public final class Params {
 
   /** A duration in milliseconds on the command line, e.g. {@code --duration-ms 30000}. */
   public Duration millis(String name, long fallbackMillis) {
+    declare(name, long.class, Long.toString(fallbackMillis));
     long value = given.containsKey(name) ? number(name, Long::parseLong, "a whole number of milliseconds")
         : fallbackMillis;
     used.put(name, Long.toString(value));
@@ -48,18 +55,12 @@ public final class Params {
 
   /** An optional threshold: absent means the assertion is not made. */
   public Double optional(String name) {
+    declare(name, double.class, null);
     if (!given.containsKey(name)) {
       return null;
     }
     used.put(name, given.get(name));
     return number(name, Double::parseDouble, "a number");
-  }
-
-  /** The parameters given that the simulation does not take: misspelt, or meant for another one. */
-  public Set<String> unknown() {
-    Set<String> unknown = new TreeSet<>(given.keySet());
-    unknown.removeAll(used.keySet());
-    return unknown;
   }
 
   private <T> T number(String name, Function<String, T> parse, String what) {
@@ -68,6 +69,15 @@ public final class Params {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("--" + name + " must be " + what + ", not '" + given.get(name) + "'");
     }
+  }
+
+  /** Every parameter the simulation read, in the order it read them, whether given or not. */
+  public List<Declaration> declared() {
+    return List.copyOf(declared.values());
+  }
+
+  private void declare(String name, Class<?> type, String defaultValue) {
+    declared.putIfAbsent(name, new Declaration(name, type, defaultValue));
   }
 
   public Map<String, String> used() {
