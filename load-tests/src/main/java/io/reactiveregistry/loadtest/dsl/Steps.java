@@ -329,6 +329,20 @@ public final class Steps {
         + ThreadLocalRandom.current().nextGaussian() * standardDeviation.toNanos()))))).then();
   }
 
+  /**
+   * Steps run one after the other and timed together as {@code group:<name>}, Gatling's groups:
+   * assertions name the group like a request ({@code percentile("group:checkout", 95)}); the
+   * group fails when one of its steps does.
+   */
+  public static Step group(String name, Step... steps) {
+    return user -> Mono.defer(() -> {
+      long start = System.nanoTime();
+      return Flux.fromArray(steps).concatMap(step -> step.run(user)).then()
+          .doOnSuccess(done -> user.metrics().record("group:" + name, start, System.nanoTime(), true))
+          .doOnError(error -> user.metrics().record("group:" + name, start, System.nanoTime(), false));
+    });
+  }
+
   /** Puts the feeder's next record in the user's session, for the {@code ...Fed} steps. */
   public static Step feed(Feeder feeder) {
     return user -> Mono.fromRunnable(() -> user.session().put(FED, feeder.next()));

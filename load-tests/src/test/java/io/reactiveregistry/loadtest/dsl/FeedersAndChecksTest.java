@@ -4,6 +4,7 @@ import static io.reactiveregistry.loadtest.dsl.Injection.atOnceUsers;
 import static io.reactiveregistry.loadtest.dsl.Scenario.scenario;
 import static io.reactiveregistry.loadtest.dsl.Steps.connect;
 import static io.reactiveregistry.loadtest.dsl.Steps.feed;
+import static io.reactiveregistry.loadtest.dsl.Steps.group;
 import static io.reactiveregistry.loadtest.dsl.Steps.pause;
 import static io.reactiveregistry.loadtest.dsl.Steps.queryChecked;
 import static io.reactiveregistry.loadtest.dsl.Steps.queryFed;
@@ -76,16 +77,21 @@ class FeedersAndChecksTest {
     RegistryServer server = RegistryServer.start(ServerConfig.ephemeralLoopback()).block(Duration.ofSeconds(10));
     try {
       Simulation simulation = Simulation.named("Fed")
-          .setUp(scenario("fleet").exec(connect()).exec(feed(Feeder.csv(csv()).queue())).exec(registerFed())
-              .exec(queryFed(Check.size("/instances").is(1), Check.path("/instances/0/metadata/zone").is("a"),
-                  Check.revisionGrows()))
-              .inject(atOnceUsers(3)));
+          .setUp(scenario("fleet").exec(connect()).exec(feed(Feeder.csv(csv()).queue()))
+              .exec(group("deploy", registerFed(), queryFed(Check.size("/instances").is(1),
+                  Check.path("/instances/0/metadata/zone").is("a"), Check.revisionGrows())))
+              .inject(atOnceUsers(3)))
+          .assertions(Assertion.failedCount("group:deploy").atMost(2), Assertion.failedCount("group:deploy").atMost(1));
       RunResult result = Runner.run(simulation, new Target("127.0.0.1", server.tcpPort()), Map.of(), null, null,
           Duration.ofSeconds(5), new PrintStream(OutputStream.nullOutputStream()));
       assertThat(stats(result, "register").ok()).isEqualTo(3);
       // Only fed-a's instance is in zone a: the other two users' checks fail.
       assertThat(stats(result, "query").ok()).isEqualTo(1);
       assertThat(stats(result, "query").ko()).isEqualTo(2);
+      // The group: registering and the checked query, timed together; it failed where the query did.
+      assertThat(stats(result, "group:deploy").ok()).isEqualTo(1);
+      assertThat(stats(result, "group:deploy").ko()).isEqualTo(2);
+      assertThat(result.assertions().subList(0, 2)).extracting(Assertion.Result::passed).containsExactly(true, false);
       assertThat(result.metrics().errors()).extracting(Metrics.ErrorCount::message)
           .containsExactlyInAnyOrder("check: /instances/0/metadata/zone is 'b', not 'a'",
               "check: /instances/0/metadata/zone is 'c', not 'a'");
