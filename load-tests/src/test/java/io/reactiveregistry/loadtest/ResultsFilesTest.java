@@ -120,6 +120,16 @@ class ResultsFilesTest {
     assertThat(List.of(reports.toFile().list())).isEmpty();
   }
 
+  /** The README's load-test section names every built-in simulation; `--help` gives their parameters. */
+  @Test
+  void theReadmeNamesEveryBuiltInSimulation() throws Exception {
+    String readme = Files.readString(Path.of("../README.md"));
+    String section = readme.substring(readme.indexOf("\n## Load tests\n"), readme.indexOf("\n## Performance\n"));
+    for (String simulation : io.reactiveregistry.loadtest.simulations.BuiltIn.names()) {
+      assertThat(section).contains("`" + simulation + "`");
+    }
+  }
+
   @Test
   void eachSimulationListsItsOwnParametersAndTheMainHelpListsThemAll() {
     Run help = run("RegistrationStorm", "--help");

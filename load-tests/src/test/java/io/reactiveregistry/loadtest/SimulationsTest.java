@@ -68,7 +68,8 @@ class SimulationsTest {
     assertThat(index.toString()).contains(result.simulation().toLowerCase());
     String html = Files.readString(index);
     assertThat(html).doesNotContain("<script src").doesNotContain("<link ");
-    assertThat(html).contains("uPlot").contains("id=\"throughput\"").contains("id=\"latency\"").contains("id=\"users\"");
+    assertThat(html).contains("uPlot").contains("id=\"throughput\"").contains("id=\"latency\"").contains("id=\"users\"")
+        .contains("id=\"median\"").contains("id=\"errors\"").contains("\"p50\":{").contains("\"errors\":{");
     return html;
   }
 

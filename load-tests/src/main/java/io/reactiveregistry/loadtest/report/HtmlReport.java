@@ -93,7 +93,9 @@ public final class HtmlReport {
           escape(usage.source())));
     }
     html.append("<h2>Throughput (requests per second)</h2><div class=\"chart\" id=\"throughput\"></div>\n"
+        + "<h2>Latency p50 per second (ms)</h2><div class=\"chart\" id=\"median\"></div>\n"
         + "<h2>Latency p99 per second (ms)</h2><div class=\"chart\" id=\"latency\"></div>\n"
+        + "<h2>Errors per second</h2><div class=\"chart\" id=\"errors\"></div>\n"
         + "<h2>Active users</h2><div class=\"chart\" id=\"users\"></div>\n");
     html.append("<script>").append(resource(UPLOT + "uPlot.iife.min.js")).append("</script>\n");
     html.append("<script>const DATA=").append(JsonCodec.json().encodeToString(chartData(result)).replace("</", "<\\/"))
@@ -112,23 +114,33 @@ public final class HtmlReport {
     data.put("seconds", seconds);
     data.put("users", users);
     Map<String, List<Long>> throughput = new LinkedHashMap<>();
+    Map<String, List<Double>> p50 = new LinkedHashMap<>();
     Map<String, List<Double>> p99 = new LinkedHashMap<>();
+    Map<String, List<Long>> errors = new LinkedHashMap<>();
     series.forEach((name, points) -> {
       if (name.startsWith("scenario:")) {
         return; // a whole scenario's length is in the table; on the charts it would flatten the requests
       }
       List<Long> ok = new ArrayList<>();
+      List<Double> median = new ArrayList<>();
       List<Double> latency = new ArrayList<>();
+      List<Long> ko = new ArrayList<>();
       for (int i = 0; i < seconds.size(); i++) {
         SecondPoint p = i < points.size() ? points.get(i) : null;
         ok.add(p == null ? 0 : p.ok());
+        median.add(p == null || p.ok() == 0 ? null : p.p50Us() / 1e3);
         latency.add(p == null || p.ok() == 0 ? null : p.p99Us() / 1e3);
+        ko.add(p == null ? 0 : p.ko());
       }
       throughput.put(name, ok);
+      p50.put(name, median);
       p99.put(name, latency);
+      errors.put(name, ko);
     });
     data.put("throughput", throughput);
+    data.put("p50", p50);
     data.put("p99", p99);
+    data.put("errors", errors);
     return data;
   }
 
@@ -142,7 +154,9 @@ public final class HtmlReport {
           axes:[{label:'seconds'},{label:unit}],scales:{x:{time:false}}}, data, document.getElementById(id));
       }
       chart('throughput', DATA.throughput, 'requests/s');
+      chart('median', DATA.p50, 'ms');
       chart('latency', DATA.p99, 'ms');
+      chart('errors', DATA.errors, 'errors/s');
       chart('users', {users: DATA.users}, 'active users');
       """;
 
