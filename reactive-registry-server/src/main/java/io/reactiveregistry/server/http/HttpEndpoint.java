@@ -14,6 +14,7 @@ import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.Query;
 import io.reactiveregistry.protocol.message.ServiceList;
+import io.reactiveregistry.protocol.message.TraceQuery;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.cluster.ClusterStatus;
@@ -56,7 +57,8 @@ import reactor.netty.http.server.HttpServerResponse;
  * and {@code /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=} ({@code clusters}
  * repeated or comma-separated); for callers without RSocket, {@code POST /api/v1/{route}} with the
  * route's JSON body ({@link HttpRoutes}) and {@code GET /api/v1/watch/{namespace}/{group}/{service}},
- * a {@code service.subscribe} stream as server-sent events ({@link ServerSentEvents}). The API is
+ * a {@code service.subscribe} stream as server-sent events ({@link ServerSentEvents}), and
+ * {@code GET /api/v1/trace}, the audit trail the same way. The API is
  * described in {@code docs/openapi.json}. Errors are the contract's JSON,
  * {@code {"code": "...", "message": "..."}}, with the code's HTTP status.
  */
@@ -64,7 +66,8 @@ public final class HttpEndpoint {
   private static final String JSON = "application/json";
   private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
   private static final String BEARER = "Bearer ";
-  private static final Set<String> PATHS = Set.of("/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services");
+  private static final Set<String> PATHS = Set.of("/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services",
+      "/api/v1/trace");
   /** The largest request body a POST may carry: what an RSocket request may (the default frame limit). */
   private static final int MAX_BODY_BYTES = 1 << 20;
   /** A comment line this often on a quiet watch, so that proxies and clients see the stream alive. */
@@ -136,6 +139,7 @@ public final class HttpEndpoint {
             .get("/api/v1/services/{namespace}/{group}/{service}",
                 (request, response) -> answer(response, () -> snapshot(request)))
             .get("/api/v1/watch/{namespace}/{group}/{service}", this::watch)
+            .get("/api/v1/trace", this::trace)
             .post("/api/v1/{route}", this::call)
             .route(request -> true, this::unrouted))
         .bind()
@@ -176,6 +180,21 @@ public final class HttpEndpoint {
           .header(HttpHeaderNames.CONTENT_TYPE, ServerSentEvents.CONTENT_TYPE)
           .header(HttpHeaderNames.CACHE_CONTROL, "no-cache")
           .sendString(ServerSentEvents.of(events, SSE_KEEPALIVE), StandardCharsets.UTF_8);
+    } catch (RuntimeException e) {
+      return refusal(response, e);
+    }
+  }
+
+  /** {@code GET /api/v1/trace?namespace=&group=&service=}: the audit trail, live, as server-sent events. */
+  private Publisher<Void> trace(HttpServerRequest request, HttpServerResponse response) {
+    try {
+      Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
+      TraceQuery query = new TraceQuery(first(params, "namespace"), first(params, "group"), first(params, "service"));
+      Flux<byte[]> events = routes.trace(principalOf(request), Unpooled.wrappedBuffer(JsonCodec.json().encode(query)));
+      return response.status(HttpResponseStatus.OK)
+          .header(HttpHeaderNames.CONTENT_TYPE, ServerSentEvents.CONTENT_TYPE)
+          .header(HttpHeaderNames.CACHE_CONTROL, "no-cache")
+          .sendString(ServerSentEvents.named("trace", events, SSE_KEEPALIVE), StandardCharsets.UTF_8);
     } catch (RuntimeException e) {
       return refusal(response, e);
     }

@@ -55,6 +55,15 @@ final class ServerSentEvents {
     return Flux.merge(framed, alive);
   }
 
+  /** Events without revisions of their own (the audit trail): {@code event: <name>} and {@code data:}. */
+  static Flux<String> named(String name, Flux<byte[]> events, Duration keepAlive) {
+    Sinks.Empty<Void> ended = Sinks.empty();
+    Flux<String> framed = events.map(json -> "event: " + name + "\ndata: " + new String(json, StandardCharsets.UTF_8)
+        + "\n\n").doFinally(signal -> ended.tryEmitEmpty());
+    return Flux.merge(framed, Flux.interval(keepAlive, keepAlive).map(tick -> ": keep-alive\n\n")
+        .takeUntilOther(ended.asMono()));
+  }
+
   private static String frame(byte[] json, AtomicReference<String> node) {
     try {
       JsonNode event = fields.readTree(json);

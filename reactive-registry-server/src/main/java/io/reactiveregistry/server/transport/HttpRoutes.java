@@ -72,6 +72,11 @@ public final class HttpRoutes {
     return handlers.stream(principal, Route.SERVICE_SUBSCRIBE, query, null);
   }
 
+  /** An {@code admin.trace} stream: the audit trail's encoded events (admin permission, as over RSocket). */
+  public Flux<byte[]> trace(@Nullable Principal principal, ByteBuf query) {
+    return handlers.stream(principal, Route.ADMIN_TRACE, query, null);
+  }
+
   private Reply heartbeat(@Nullable Principal principal, ByteBuf data) {
     Heartbeat body = JsonCodec.json().decode(data.duplicate(), Heartbeat.class);
     if (body.instance() == null) {

@@ -186,6 +186,23 @@ class HttpClientsTest {
     assertThat(badId.body()).contains("Last-Event-ID");
   }
 
+  @Test
+  void theAuditTrailStreamsOverHttpToo() throws Exception {
+    List<Event> trail = new CopyOnWriteArrayList<>();
+    watch("/api/v1/trace?service=orders", null, trail);
+    // The stream starts with what happens from its subscription on: change orders until it shows.
+    long until = System.nanoTime() + WAIT.toNanos();
+    while (trail.isEmpty() && System.nanoTime() < until) {
+      post("instance.register", ORDERS_8080);
+      post("instance.deregister", ORDERS_8080);
+      Thread.sleep(50);
+    }
+    assertThat(trail).isNotEmpty().allSatisfy(event -> {
+      assertThat(event.type()).isEqualTo("trace");
+      assertThat(event.data()).contains("\"service\":\"orders\"").containsPattern("\"cause\":\"(REGISTER|DEREGISTER)\"");
+    });
+  }
+
   private record Event(String id, String type, String data) {}
 
   /** Reads a watch's server-sent events into {@code events} as they come. */
@@ -240,7 +257,7 @@ class HttpClientsTest {
         HttpResponse<String> answer = method.equals("POST")
             ? http.send(request.POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
                 HttpResponse.BodyHandlers.ofString())
-            : concrete.startsWith("/api/v1/watch/") ? null
+            : concrete.startsWith("/api/v1/watch/") || concrete.equals("/api/v1/trace") ? null
             : http.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
         if (answer != null) {
           assertThat(answer.body()).as(method + " " + concrete).doesNotContain("\"code\":\"UNKNOWN_ROUTE\"");
@@ -254,6 +271,7 @@ class HttpClientsTest {
         assertThat(described).doesNotContain("POST /api/v1/" + route.routeName());
       }
     }
-    assertThat(described).contains("GET /api/v1/watch/{namespace}/{group}/{service}", "GET /health");
+    assertThat(described).contains("GET /api/v1/watch/{namespace}/{group}/{service}", "GET /api/v1/trace",
+        "GET /health");
   }
 }
