@@ -14,6 +14,7 @@ import io.reactiveregistry.loadtest.simulations.Params;
 import io.reactiveregistry.loadtest.simulations.SimulationParameters;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -26,11 +27,7 @@ import picocli.CommandLine.Parameters;
  * Exit code 0 when every assertion passed, 1 when one failed.
  */
 @Command(name = "load-tests", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "Runs a load simulation against a registry server and writes a console summary and an HTML report.",
-    footer = {"", "Simulations and their parameters (defaults in brackets; <Simulation> --help for one):", "%s",
-        "Most also take --p99-ms N, --min-throughput N and --max-server-cpu-us N (needs --server-pid): assertions",
-        "on the simulation's main request; a failed assertion exits with 1. A user's simulation runs by its class",
-        "name. compare <baseline>/stats.json <candidate>/stats.json judges a run against an earlier one."})
+    description = "Runs a load simulation against a registry server and writes a console summary and an HTML report.")
 public final class LoadTestMain implements Callable<Integer> {
 
   @Parameters(index = "0", description = "Simulation: ${COMPLETION-CANDIDATES}", completionCandidates = Names.class)
@@ -115,9 +112,7 @@ public final class LoadTestMain implements Callable<Integer> {
     }
     CommandLine command = new CommandLine(new LoadTestMain(out)).setUsageHelpWidth(180)
         .setOut(new java.io.PrintWriter(out, true)).setErr(new java.io.PrintWriter(err, true));
-    command.getCommandSpec().usageMessage().footer(String.join("%n", command.getCommandSpec().usageMessage()
-        .footer()).replace("%s", SimulationParameters.summary().replace("%", "%%").stripTrailing()
-        .replace("\n", "%n")));
+    command.getCommandSpec().usageMessage().footer(footer());
     return command.setUnmatchedOptionsArePositionalParams(false)
         .setExecutionExceptionHandler((e, line, parsed) -> {
           if (e instanceof IllegalArgumentException) {
@@ -127,6 +122,18 @@ public final class LoadTestMain implements Callable<Integer> {
           throw e;
         })
         .execute(args);
+  }
+
+  /** The simulations and their parameters, from their own declarations. */
+  private static String[] footer() {
+    List<String> lines = new ArrayList<>(List.of("",
+        "Simulations and their parameters (defaults in brackets; <Simulation> --help for one):"));
+    SimulationParameters.summary().lines().forEach(line -> lines.add(line.replace("%", "%%")));
+    lines.addAll(List.of(
+        "Most also take --p99-ms N, --min-throughput N and --max-server-cpu-us N (needs --server-pid): assertions",
+        "on the simulation's main request; a failed assertion exits with 1. A user's simulation runs by its class",
+        "name. compare <baseline>/stats.json <candidate>/stats.json judges a run against an earlier one."));
+    return lines.toArray(String[]::new);
   }
 
   @Override

@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -133,8 +134,7 @@ public final class RegistryCli implements Callable<Integer> {
       if (interaction.fireAndForget) {
         session.fire(route, data);
       } else if (interaction.stream) {
-        Flux<String> events = session.stream(route, data);
-        (take == null ? events : events.take(take)).doOnNext(this::print).blockLast();
+        follow(session, route, data, take, event -> event);
       } else {
         print(session.request(route, data));
       }
@@ -174,6 +174,12 @@ public final class RegistryCli implements Callable<Integer> {
       err.println(e);
       return UNREACHABLE;
     }
+  }
+
+  /** Prints a stream's events, each as {@code line} makes it, until it ends or {@code take} were printed. */
+  void follow(Session session, String route, String body, Long take, Function<String, String> line) {
+    Flux<String> events = session.stream(route, body);
+    (take == null ? events : events.take(take)).map(line).doOnNext(this::print).blockLast();
   }
 
   void hold(Session session) {

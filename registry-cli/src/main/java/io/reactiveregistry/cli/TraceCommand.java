@@ -8,7 +8,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
-import reactor.core.publisher.Flux;
 
 /** {@code registry-cli trace --service orders}: the audit trail, live. */
 @Command(name = "trace", mixinStandardHelpOptions = true,
@@ -36,12 +35,7 @@ final class TraceCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     String body = JsonCodec.json().encodeToString(new TraceQuery(namespace, group, service));
-    return cli.run(session -> {
-      Flux<String> events = session.stream(Route.ADMIN_TRACE.routeName(), body);
-      (take == null ? events : events.take(take))
-          .map(event -> json ? event : Lines.trace(JsonCodec.json().decode(event, TraceEvent.class)))
-          .doOnNext(cli::print)
-          .blockLast();
-    });
+    return cli.run(session -> cli.follow(session, Route.ADMIN_TRACE.routeName(), body, take,
+        event -> json ? event : Lines.trace(JsonCodec.json().decode(event, TraceEvent.class))));
   }
 }

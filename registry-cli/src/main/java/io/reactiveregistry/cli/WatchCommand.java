@@ -11,7 +11,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
-import reactor.core.publisher.Flux;
 
 /** {@code registry-cli watch orders}: the service's snapshot, then one line per change, until Ctrl-C. */
 @Command(name = "watch", mixinStandardHelpOptions = true,
@@ -43,12 +42,7 @@ final class WatchCommand implements Callable<Integer> {
   public Integer call() {
     String body = JsonCodec.json().encodeToString(new Query(names.namespace, names.group, service, clusters,
         healthyOnly));
-    return cli.run(session -> {
-      Flux<String> events = session.stream(Route.SERVICE_SUBSCRIBE.routeName(), body);
-      (take == null ? events : events.take(take))
-          .map(event -> json ? event : Lines.event(JsonCodec.json().decode(event, ServiceEvent.class)))
-          .doOnNext(cli::print)
-          .blockLast();
-    });
+    return cli.run(session -> cli.follow(session, Route.SERVICE_SUBSCRIBE.routeName(), body, take,
+        event -> json ? event : Lines.event(JsonCodec.json().decode(event, ServiceEvent.class))));
   }
 }

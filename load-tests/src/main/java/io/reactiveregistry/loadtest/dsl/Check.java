@@ -1,9 +1,8 @@
 package io.reactiveregistry.loadtest.dsl;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.reactiveregistry.loadtest.engine.VirtualUser;
-import java.io.IOException;
+import io.reactiveregistry.protocol.codec.JsonCodec;
 
 /**
  * A check on an answer, Gatling's {@code check(...)}: a request whose answer fails it counts as
@@ -16,8 +15,6 @@ import java.io.IOException;
  */
 @FunctionalInterface
 public interface Check {
-  ObjectMapper JSON = new ObjectMapper();
-
   /** Why the answer is wrong, or null when it passes. */
   String verify(JsonNode answer, VirtualUser user);
 
@@ -67,8 +64,8 @@ public interface Check {
   static String all(String answer, VirtualUser user, Check... checks) {
     JsonNode json;
     try {
-      json = JSON.readTree(answer);
-    } catch (IOException e) {
+      json = JsonCodec.json().decode(answer, JsonNode.class);
+    } catch (RuntimeException e) {
       return "the answer is not JSON: " + e.getMessage();
     }
     for (Check check : checks) {

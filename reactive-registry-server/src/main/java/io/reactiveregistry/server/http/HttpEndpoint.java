@@ -176,10 +176,7 @@ public final class HttpEndpoint {
           from == null ? null : from.revision(), from == null ? null : from.node(), null);
       Flux<byte[]> events = routes.subscribe(principalOf(request),
           Unpooled.wrappedBuffer(JsonCodec.json().encode(query)));
-      return response.status(HttpResponseStatus.OK)
-          .header(HttpHeaderNames.CONTENT_TYPE, ServerSentEvents.CONTENT_TYPE)
-          .header(HttpHeaderNames.CACHE_CONTROL, "no-cache")
-          .sendString(ServerSentEvents.of(events, SSE_KEEPALIVE), StandardCharsets.UTF_8);
+      return eventStream(response, ServerSentEvents.of(events, SSE_KEEPALIVE));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }
@@ -191,13 +188,17 @@ public final class HttpEndpoint {
       Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
       TraceQuery query = new TraceQuery(first(params, "namespace"), first(params, "group"), first(params, "service"));
       Flux<byte[]> events = routes.trace(principalOf(request), Unpooled.wrappedBuffer(JsonCodec.json().encode(query)));
-      return response.status(HttpResponseStatus.OK)
-          .header(HttpHeaderNames.CONTENT_TYPE, ServerSentEvents.CONTENT_TYPE)
-          .header(HttpHeaderNames.CACHE_CONTROL, "no-cache")
-          .sendString(ServerSentEvents.named("trace", events, SSE_KEEPALIVE), StandardCharsets.UTF_8);
+      return eventStream(response, ServerSentEvents.named("trace", events, SSE_KEEPALIVE));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }
+  }
+
+  private static Publisher<Void> eventStream(HttpServerResponse response, Flux<String> framed) {
+    return response.status(HttpResponseStatus.OK)
+        .header(HttpHeaderNames.CONTENT_TYPE, ServerSentEvents.CONTENT_TYPE)
+        .header(HttpHeaderNames.CACHE_CONTROL, "no-cache")
+        .sendString(framed, StandardCharsets.UTF_8);
   }
 
   /** The metrics name no service or instance: any principal may read them. */

@@ -45,23 +45,23 @@ final class ServerSentEvents {
     }
   }
 
-  /** The events, framed; a comment line every {@code keepAlive} while nothing else is sent. */
+  /** A view's events, framed with their type and {@code <node>:<revision>} id. */
   static Flux<String> of(Flux<byte[]> events, Duration keepAlive) {
     AtomicReference<String> node = new AtomicReference<>("");
-    Sinks.Empty<Void> ended = Sinks.empty();
-    Flux<String> framed = events.map(json -> frame(json, node)).doFinally(signal -> ended.tryEmitEmpty());
-    Flux<String> alive = Flux.interval(keepAlive, keepAlive).map(tick -> ": keep-alive\n\n")
-        .takeUntilOther(ended.asMono());
-    return Flux.merge(framed, alive);
+    return keptAlive(events.map(json -> frame(json, node)), keepAlive);
   }
 
   /** Events without revisions of their own (the audit trail): {@code event: <name>} and {@code data:}. */
   static Flux<String> named(String name, Flux<byte[]> events, Duration keepAlive) {
+    return keptAlive(events.map(json -> "event: " + name + "\ndata: " + new String(json, StandardCharsets.UTF_8)
+        + "\n\n"), keepAlive);
+  }
+
+  /** The framed events, and a comment line every {@code keepAlive} until they end. */
+  private static Flux<String> keptAlive(Flux<String> framed, Duration keepAlive) {
     Sinks.Empty<Void> ended = Sinks.empty();
-    Flux<String> framed = events.map(json -> "event: " + name + "\ndata: " + new String(json, StandardCharsets.UTF_8)
-        + "\n\n").doFinally(signal -> ended.tryEmitEmpty());
-    return Flux.merge(framed, Flux.interval(keepAlive, keepAlive).map(tick -> ": keep-alive\n\n")
-        .takeUntilOther(ended.asMono()));
+    return Flux.merge(framed.doFinally(signal -> ended.tryEmitEmpty()),
+        Flux.interval(keepAlive, keepAlive).map(tick -> ": keep-alive\n\n").takeUntilOther(ended.asMono()));
   }
 
   private static String frame(byte[] json, AtomicReference<String> node) {

@@ -192,7 +192,7 @@ final class ConnectionSession implements RSocket {
     try {
       RouteResolver.Resolved request = RouteResolver.resolveWithToken(payload, Interaction.FIRE_AND_FORGET);
       checkSize(payload);
-      handlers.fire(owner, principalOf(request), request.route(), payload.sliceData());
+      handlers.beat(principalOf(request), CommandDecoder.decode(request.route(), owner, payload.sliceData()));
     } catch (RuntimeException | Error e) {
       // Fire-and-forget cannot be answered: an invalid heartbeat is dropped and counted.
       handlers.countDroppedHeartbeat();

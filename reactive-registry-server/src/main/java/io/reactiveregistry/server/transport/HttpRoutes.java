@@ -5,7 +5,7 @@ import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
-import io.reactiveregistry.protocol.message.Heartbeat;
+import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
 import io.reactiveregistry.server.core.Owner;
@@ -78,12 +78,13 @@ public final class HttpRoutes {
   }
 
   private Reply heartbeat(@Nullable Principal principal, ByteBuf data) {
-    Heartbeat body = JsonCodec.json().decode(data.duplicate(), Heartbeat.class);
-    if (body.instance() == null) {
+    Command heartbeat = CommandDecoder.decode(Route.INSTANCE_HEARTBEAT, OWNER, data);
+    if (heartbeat instanceof Command.HeartbeatAll) {
+      // One owner holds every HTTP caller's instances: "all of mine" would be all of theirs.
       throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "instance is required: over HTTP a heartbeat names the "
           + "instance it keeps alive (service, and instance's ip, port and cluster)");
     }
-    Outcome outcome = handlers.beat(OWNER, principal, Route.INSTANCE_HEARTBEAT, data);
+    Outcome outcome = handlers.beat(principal, heartbeat);
     if (outcome instanceof Outcome.Refused refused) {
       return refusal(ErrorTable.of(refused));
     }

@@ -198,17 +198,12 @@ final class RequestHandlers {
   }
 
   /**
-   * Handles a fire-and-forget route (a heartbeat); it cannot be answered, so it is counted, and a
-   * heartbeat that changed nothing because it was not this connection's to give, or was refused, is
-   * counted as dropped.
+   * Applies a heartbeat at once (ephemeral state only), counting it; a heartbeat that changed
+   * nothing because it was not the caller's to give, or was refused, is counted as dropped. Its
+   * outcome, for a caller that can be answered (HTTP); over RSocket it is fire-and-forget.
    */
-  void fire(Owner owner, @Nullable Principal principal, Route route, ByteBuf data) {
-    beat(owner, principal, route, data);
-  }
-
-  /** Applies a heartbeat at once (ephemeral state only), counting it; its outcome. */
-  Outcome beat(Owner owner, @Nullable Principal principal, Route route, ByteBuf data) {
-    Outcome outcome = runtime.execute(authorized(principal, route, CommandDecoder.decode(route, owner, data)));
+  Outcome beat(@Nullable Principal principal, Command heartbeat) {
+    Outcome outcome = runtime.execute(authorized(principal, Route.INSTANCE_HEARTBEAT, heartbeat));
     if (outcome instanceof Counted all) {
       meters.heartbeats(all.count());
     } else if (outcome instanceof HeartbeatOutcome one) {
@@ -218,7 +213,7 @@ final class RequestHandlers {
       }
     } else if (outcome instanceof Refused refused) {
       meters.heartbeatDropped();
-      log.debug("dropped heartbeat from {}: {}", owner.label(), refused.message());
+      log.debug("dropped {}: {}", heartbeat, refused.message());
     }
     return outcome;
   }
