@@ -21,6 +21,8 @@ public enum Route {
   ADMIN_SERVICE_GET("admin.service.get", Interaction.REQUEST_RESPONSE),
   ADMIN_INSTANCE_UPDATE("admin.instance.update", Interaction.REQUEST_RESPONSE),
   ADMIN_INSTANCE_PATCH("admin.instance.patch", Interaction.REQUEST_RESPONSE),
+  ADMIN_SERVICE_INSTANCES("admin.service.instances", Interaction.REQUEST_RESPONSE),
+  ADMIN_CONNECTIONS("admin.connections", Interaction.REQUEST_RESPONSE),
   ADMIN_TRACE("admin.trace", Interaction.REQUEST_STREAM),
   SERVER_INFO("server.info", Interaction.REQUEST_RESPONSE),
   /** Internal: a cluster member streams the changes of what its connections own to a peer (admin on every namespace). */

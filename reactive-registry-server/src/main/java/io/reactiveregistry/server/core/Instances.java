@@ -455,6 +455,22 @@ final class Instances {
     });
   }
 
+  List<Results.InstanceRecord> records(ServiceKey key) {
+    Service service = services.get(key);
+    if (service == null) {
+      return List.of();
+    }
+    List<Results.InstanceRecord> records = new ArrayList<>(service.instances.size());
+    for (RegisteredInstance instance : service.instances.values()) {
+      boolean local = instance.owner != null && !instance.replica();
+      InstanceOverride override = overrides.current(key, instance.id());
+      records.add(new Results.InstanceRecord(instance.view, instance.owner == null ? null : instance.owner.label(),
+          local ? instance.owner.id() : 0, local ? instance.lastHeartbeatAt : null,
+          override.isEmpty() ? null : override));
+    }
+    return records;
+  }
+
   int ownedBy(Owner owner) {
     return owners.ownedBy(owner);
   }

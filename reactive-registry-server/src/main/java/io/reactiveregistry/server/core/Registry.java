@@ -301,6 +301,11 @@ public final class Registry implements RegistryReads {
   }
 
   @Override
+  public List<Results.InstanceRecord> instanceRecords(ServiceKey key) {
+    return instances.records(key);
+  }
+
+  @Override
   public boolean exists(ServiceKey key) {
     return services.get(key) != null;
   }

@@ -22,6 +22,9 @@ public interface RegistryReads {
 
   boolean exists(ServiceKey key);
 
+  /** A service's instances as an operator sees them, in registration order; empty for an unknown service. */
+  List<Results.InstanceRecord> instanceRecords(ServiceKey key);
+
   /** Whether the service exists and holds persistent instances (whose changes are durable). */
   boolean persistent(ServiceKey key);
 

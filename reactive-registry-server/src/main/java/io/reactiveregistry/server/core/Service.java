@@ -51,6 +51,11 @@ final class Service {
     return healthy;
   }
 
+  /** Whether a healthy-only view of it is now in protection mode (shows every instance). */
+  boolean protectionTriggered() {
+    return protectThreshold > 0 && ViewRules.protectionTriggered(views(), ViewFilter.of(null, true), protectThreshold);
+  }
+
   /** Whether its definition must survive a restart: persistent, or set by an operator. */
   boolean durable() {
     return !ephemeral || defined;

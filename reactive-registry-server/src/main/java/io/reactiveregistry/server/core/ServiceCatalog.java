@@ -239,7 +239,8 @@ final class ServiceCatalog {
       ServiceKey key = service.key;
       if (key.namespace().equals(namespace) && (group == null || key.group().equals(group))
           && (prefix == null || key.service().startsWith(prefix))) {
-        found.add(new ServiceSummary(key, service.ephemeral, service.instances.size(), service.healthyCount()));
+        found.add(new ServiceSummary(key, service.ephemeral, service.instances.size(), service.healthyCount(),
+            service.protectionTriggered()));
       }
     }
     found.sort(Comparator.comparing((ServiceSummary s) -> s.service().group())

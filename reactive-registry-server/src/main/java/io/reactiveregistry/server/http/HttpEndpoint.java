@@ -52,7 +52,7 @@ import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
- * {@code GET /health}, {@code /ready}, {@code /metrics},
+ * {@code GET /}, the operator's {@link Dashboard}; {@code /health}, {@code /ready}, {@code /metrics},
  * {@code /api/v1/services?namespace=&group=&prefix=&page=&pageSize=} (paged like {@code service.list})
  * and {@code /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=} ({@code clusters}
  * repeated or comma-separated); for callers without RSocket, {@code POST /api/v1/{route}} with the
@@ -66,7 +66,7 @@ public final class HttpEndpoint {
   private static final String JSON = "application/json";
   private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
   private static final String BEARER = "Bearer ";
-  private static final Set<String> PATHS = Set.of("/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services",
+  private static final Set<String> PATHS = Set.of("/", "/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services",
       "/api/v1/trace");
   /** The largest request body a POST may carry: what an RSocket request may (the default frame limit). */
   private static final int MAX_BODY_BYTES = 1 << 20;
@@ -88,6 +88,7 @@ public final class HttpEndpoint {
   /** This node's latest view of its cluster; null when durable state is kept in memory only. */
   private final Supplier<@Nullable ClusterStatus> cluster;
   private final HttpRoutes routes;
+  private final Dashboard dashboard = Dashboard.load();
 
   /**
    * @param failure what failed beyond repair without a restart (durable storage), or null while
@@ -133,6 +134,11 @@ public final class HttpEndpoint {
                 : json(response, HttpResponseStatus.SERVICE_UNAVAILABLE, Map.of("status", "NOT_READY")))
             // Past the probes, which tell an orchestrator only whether the server runs: protected mode.
             .route(request -> protectedMode.refusal(request.remoteAddress()) != null, this::forbidden)
+            .get("/", (request, response) -> dashboard.page(response))
+            .get("/dashboard/{file}", (request, response) -> {
+              Publisher<Void> file = dashboard.file(request.param("file"), response);
+              return file != null ? file : unrouted(request, response);
+            })
             .get("/metrics", this::metrics)
             .get("/api/v1/cluster", this::cluster)
             .get("/api/v1/services", (request, response) -> answer(response, () -> list(request)))

@@ -85,6 +85,16 @@ final class ConnectionSession implements RSocket {
     return owner;
   }
 
+  /** How many subscriptions (of views and of the audit trail) it holds open now. */
+  int openSubscriptions() {
+    return subscriptions.get();
+  }
+
+  /** Who its SETUP token speaks for now; null without one. */
+  @Nullable Principal principal() {
+    return principal;
+  }
+
   /** The SETUP token's principal after the token file changed (its permissions may have). */
   void principal(Principal now) {
     this.principal = now;

@@ -59,6 +59,7 @@ public final class RSocketEndpoint {
   private final PeerCertificates certificates = new PeerCertificates();
   private final OutboundBacklogGuard backlogGuard;
   private final ConnectionChannels channels = new ConnectionChannels();
+  private final OpenConnections openConnections = new OpenConnections();
   private final FragmentBudget fragmentBudget;
   private final ServerMeters meters;
   private final SetupAcceptor acceptor;
@@ -74,9 +75,10 @@ public final class RSocketEndpoint {
       InstantSource clock, ServerMeters meters, Supplier<String> storage, ProtectedMode protectedMode, Access access,
       @Nullable SslContext tls, Replication replication) {
     this.tls = tls;
-    this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage, access, replication);
+    this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage, access, replication,
+        openConnections);
     this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters, protectedMode, access, clock,
-        Schedulers.parallel(), certificates, channels);
+        Schedulers.parallel(), certificates, channels, openConnections);
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
     this.meters = meters;

@@ -7,10 +7,12 @@ import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.BatchRegistration;
 import io.reactiveregistry.protocol.message.BatchResult;
+import io.reactiveregistry.protocol.message.ConnectionList;
 import io.reactiveregistry.protocol.message.DeregisterResult;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.Heartbeat;
 import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceDetails;
 import io.reactiveregistry.protocol.message.InstanceOverride;
 import io.reactiveregistry.protocol.message.InstanceRef;
 import io.reactiveregistry.protocol.message.Query;
@@ -36,6 +38,7 @@ import io.reactiveregistry.server.core.Outcome.Counted;
 import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
 import io.reactiveregistry.server.core.Outcome.Refused;
 import io.reactiveregistry.server.core.Owner;
+import io.reactiveregistry.server.core.Results;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
@@ -54,6 +57,7 @@ import io.reactiveregistry.server.security.Principal;
 import io.reactiveregistry.server.wire.CommandDecoder;
 import io.reactiveregistry.server.wire.OutcomeEncoder;
 import io.reactiveregistry.server.wire.ServicePages;
+import io.reactiveregistry.server.wire.WireViews;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -83,9 +87,12 @@ final class RequestHandlers {
   private final Supplier<String> storage;
   private final Access access;
   private final Replication replication;
+  private final OpenConnections connections;
 
   RequestHandlers(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
-      ServerMeters meters, Supplier<String> storage, Access access, Replication replication) {
+      ServerMeters meters, Supplier<String> storage, Access access, Replication replication,
+      OpenConnections connections) {
+    this.connections = connections;
     this.replication = replication;
     this.storage = storage;
     this.access = access;
@@ -98,7 +105,7 @@ final class RequestHandlers {
         BatchRegistration.class, BatchResult.class, Heartbeat.class, Query.class, ServiceListQuery.class,
         ServiceList.class, ServiceDefinition.class, ServiceDetail.class, ServiceRef.class, InstanceOverride.class,
         InstanceBody.class, TraceQuery.class, TraceEvent.class, ServiceSnapshot.class, ServiceEvent.class,
-        ServerInfo.class, ErrorBody.class, SetupData.class);
+        ServerInfo.class, ErrorBody.class, SetupData.class, InstanceDetails.class, ConnectionList.class);
   }
 
   /** A request's answer: a body to encode, JSON already encoded, or a refusal from the error table. */
@@ -145,6 +152,11 @@ final class RequestHandlers {
       case SERVICE_QUERY -> new Answer.Json(query(principal, json.decode(data, Query.class)));
       case SERVICE_LIST -> new Answer.Body(list(principal, json.decode(data, ServiceListQuery.class)));
       case ADMIN_SERVICE_GET -> new Answer.Body(describe(principal, json.decode(data, ServiceRef.class)));
+      case ADMIN_SERVICE_INSTANCES -> new Answer.Body(instances(principal, json.decode(data, ServiceRef.class)));
+      case ADMIN_CONNECTIONS -> {
+        access.require(principal, Permission.ADMIN, null); // connections cross namespaces: admin on every one
+        yield new Answer.Body(connections.list(runtime));
+      }
       case SERVER_INFO -> {
         access.require(principal, null, null);
         yield new Answer.Body(serverInfo());
@@ -235,6 +247,19 @@ final class RequestHandlers {
     access.require(principal, Permission.ADMIN, key.namespace());
     return OutcomeEncoder.detail(runtime.read(registry -> registry.service(key))
         .orElseThrow(() -> new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist")));
+  }
+
+  private InstanceDetails instances(@Nullable Principal principal, ServiceRef body) {
+    ServiceKey key = service(body.namespace(), body.group(), body.service());
+    access.require(principal, Permission.ADMIN, key.namespace());
+    record Read(boolean exists, long revision, List<Results.InstanceRecord> records) {}
+    Read read = runtime.read(registry -> new Read(registry.exists(key), registry.serviceRevision(key),
+        registry.instanceRecords(key)));
+    if (!read.exists()) {
+      throw new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist");
+    }
+    return new InstanceDetails(key.namespace(), key.group(), key.service(), read.revision(),
+        read.records().stream().map(WireViews::detail).toList());
   }
 
   private byte[] query(@Nullable Principal principal, Query body) {

@@ -52,12 +52,14 @@ final class SetupAcceptor implements SocketAcceptor {
   private final InstantSource clock;
   private final PeerCertificates certificates;
   private final ConnectionChannels channels;
+  private final OpenConnections connections;
   /** Where expiries are timed: virtual in tests. */
   private final Scheduler timer;
 
   SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits, ServerMeters meters,
       ProtectedMode protectedMode, Access access, InstantSource clock, Scheduler timer,
-      PeerCertificates certificates, ConnectionChannels channels) {
+      PeerCertificates certificates, ConnectionChannels channels, OpenConnections connections) {
+    this.connections = connections;
     this.certificates = certificates;
     this.channels = channels;
     this.clock = clock;
@@ -122,6 +124,7 @@ final class SetupAcceptor implements SocketAcceptor {
     ConnectionSession session = new ConnectionSession(owner, handlers, runtime, limits, meters, access,
         credential == null ? null : credential.principal(), remote,
         channel == null ? null : new ChannelDrainLoop(channel, pushPauseBytes(limits)));
+    connections.opened(session, client, peer, channel, clock.millis());
     int nowOpen = open.incrementAndGet();
     log.info("connection opened: {} (id {}, {} open)", label, owner.id(), nowOpen);
     Disposable revocation = credential == null ? Disposables.disposed()
@@ -130,6 +133,7 @@ final class SetupAcceptor implements SocketAcceptor {
     sendingSocket.onClose()
         .doFinally(signal -> {
           revocation.dispose();
+          connections.closed(owner);
           int released = session.release();
           log.info("connection closed: {} (id {}), released {} instance(s), {} open",
               label, owner.id(), released, open.decrementAndGet());

@@ -34,7 +34,7 @@ public final class ServicePages {
     for (ServiceSummary summary : all.subList(from, to)) {
       services.add(new io.reactiveregistry.protocol.message.ServiceSummary(summary.service().namespace(),
           summary.service().group(), summary.service().service(), summary.ephemeral(), summary.instanceCount(),
-          summary.healthyCount()));
+          summary.healthyCount(), summary.protectionTriggered()));
     }
     return new ServiceList(all.size(), services);
   }

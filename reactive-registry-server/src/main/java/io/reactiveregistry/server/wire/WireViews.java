@@ -1,8 +1,11 @@
 package io.reactiveregistry.server.wire;
 
 import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceDetails;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.server.core.InstanceOverride;
 import io.reactiveregistry.server.core.InstanceView;
+import io.reactiveregistry.server.core.Results;
 import io.reactiveregistry.server.core.ServiceView;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +17,15 @@ public final class WireViews {
   public static InstanceBody instance(InstanceView view) {
     return new InstanceBody(view.instanceId(), view.ip(), view.port(), view.cluster(), view.weight(), view.enabled(),
         view.healthy(), view.ephemeral(), view.metadata());
+  }
+
+  /** An instance as an operator sees it ({@code admin.service.instances}). */
+  public static InstanceDetails.Detail detail(Results.InstanceRecord record) {
+    InstanceOverride override = record.override();
+    return new InstanceDetails.Detail(instance(record.view()), record.owner(),
+        record.ownerId() > 0 ? record.ownerId() : null, record.lastHeartbeatAt(),
+        override == null ? null : new InstanceDetails.Overridden(override.enabled(), override.weight(),
+            override.metadata()));
   }
 
   public static ServiceSnapshot snapshot(ServiceView view) {

@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.BatchResult;
+import io.reactiveregistry.protocol.message.ConnectionList;
 import io.reactiveregistry.protocol.message.DeregisterResult;
 import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceDetails;
 import io.reactiveregistry.protocol.message.RegisterResult;
 import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.ServiceDetail;
@@ -121,6 +123,22 @@ class ContractOverTransportsTest {
     String ref = ",\"instance\":{\"ip\":\"127.0.0.7\",\"port\":8080}";
     assertThat(call(ops, "admin.instance.patch", orders(ref + ",\"weight\":0"), InstanceBody.class).weight())
         .isZero();
+    // What an operator sees of instances and connections: owners, overrides, heartbeats, subscriptions.
+    InstanceDetails details = call(ops, "admin.service.instances", orders(""), InstanceDetails.class);
+    assertThat(details.instances()).extracting(d -> d.instance().ip(), d -> d.owner().startsWith("app@"),
+        d -> d.override() == null ? null : d.override().weight()).containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("127.0.0.5", true, null),
+            org.assertj.core.groups.Tuple.tuple("127.0.0.7", true, 0.0));
+    assertThat(details.instances()).allSatisfy(d -> assertThat(d.lastHeartbeat()).isPositive());
+    List<ConnectionList.Connection> connections = call(ops, "admin.connections", "{}", ConnectionList.class)
+        .connections();
+    assertThat(connections).filteredOn(c -> c.client().equals("app")).singleElement().satisfies(c -> {
+      assertThat(c.instances()).isEqualTo(2);
+      assertThat(c.transport()).isEqualTo(transport == Transport.TCP ? "tcp" : "websocket");
+      assertThat(details.instances()).allSatisfy(d -> assertThat(d.connection()).isEqualTo(c.id()));
+    });
+    assertThat(connections).filteredOn(c -> c.client().equals("ops")).singleElement()
+        .satisfies(c -> assertThat(c.subscriptions()).isEqualTo(3)); // the trail, the view, the replication feed
     assertThat(call(ops, "admin.instance.update", orders(ref), InstanceBody.class).weight()).isEqualTo(1.0);
     assertThat(call(app, "instance.deregister", orders(ref), DeregisterResult.class).removed()).isTrue();
 

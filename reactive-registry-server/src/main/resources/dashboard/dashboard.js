@@ -1,0 +1,618 @@
+'use strict';
+// The operator's dashboard. Every read and every action goes through the server's HTTP API
+// (POST /api/v1/<route>, the wire contract's routes and bodies); pages stay live through its
+// server-sent event streams (a service's watch, the audit trail), never by polling.
+
+const TOKEN_KEY = 'reactive-registry.token';
+/** The audit trail page keeps this many events; older ones scroll away. */
+const TRACE_KEPT = 500;
+/** A burst of changes reloads a listing once, at most this often. */
+const RELOAD_EVERY_MS = 500;
+/** Instance details (owner, last heartbeat) are re-read at most this often while a service changes. */
+const DETAILS_EVERY_MS = 2000;
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.code ? body.code + ': ' + body.message : 'HTTP ' + status);
+    this.status = status;
+    this.code = body && body.code;
+  }
+}
+
+/** The HTTP API, with the operator's token when one is set. */
+const api = {
+  headers(extra) {
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    return Object.assign(token ? { Authorization: 'Bearer ' + token } : {}, extra || {});
+  },
+  async call(route, body) {
+    const response = await fetch('/api/v1/' + route, {
+      method: 'POST',
+      headers: this.headers({ 'Content-Type': 'application/json' }),
+      body: JSON.stringify(body || {}),
+    });
+    return this.answer(response);
+  },
+  async answer(response) {
+    const text = await response.text();
+    let body = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch (e) {
+      body = { code: 'HTTP_' + response.status, message: text };
+    }
+    if (!response.ok) {
+      throw new ApiError(response.status, body);
+    }
+    return body;
+  },
+};
+
+/**
+ * A server-sent event stream, read with fetch rather than EventSource, which cannot send the
+ * Authorization header. After a drop it reconnects, sending the last event's id, from which the
+ * server resumes a watch within the history it keeps. A refusal (401, 403, 404) ends it.
+ */
+class EventStream {
+  constructor(path, onEvent, onState) {
+    this.path = path;
+    this.onEvent = onEvent;
+    this.onState = onState;
+    this.closed = false;
+    this.lastId = null;
+    this.controller = null;
+    this.run();
+  }
+
+  async run() {
+    while (!this.closed) {
+      this.controller = new AbortController();
+      try {
+        const headers = api.headers({ Accept: 'text/event-stream' });
+        if (this.lastId) {
+          headers['Last-Event-ID'] = this.lastId;
+        }
+        const response = await fetch(this.path, { headers, signal: this.controller.signal });
+        if (!response.ok) {
+          const refusal = await api.answer(response).catch(error => error);
+          this.onState(false, refusal);
+          if ([401, 403, 404].includes(response.status)) {
+            return;
+          }
+        } else {
+          this.onState(true, null);
+          await this.read(response.body);
+        }
+      } catch (error) {
+        if (this.closed) {
+          return;
+        }
+      }
+      this.onState(false, null);
+      await new Promise(resolve => setTimeout(resolve, 1000));
+    }
+  }
+
+  async read(body) {
+    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    let event = { type: 'message', data: [], id: null };
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done || this.closed) {
+        return;
+      }
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, end).replace(/\r$/, '');
+        buffer = buffer.slice(end + 1);
+        if (line === '') {
+          if (event.data.length > 0) {
+            if (event.id) {
+              this.lastId = event.id;
+            }
+            this.onEvent(event.type, JSON.parse(event.data.join('\n')));
+          }
+          event = { type: 'message', data: [], id: null };
+        } else if (!line.startsWith(':')) { // a line starting with ':' is a keep-alive comment
+          const colon = line.indexOf(':');
+          const field = colon < 0 ? line : line.slice(0, colon);
+          const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+          if (field === 'event') {
+            event.type = value;
+          } else if (field === 'data') {
+            event.data.push(value);
+          } else if (field === 'id') {
+            event.id = value;
+          }
+        }
+      }
+    }
+  }
+
+  close() {
+    this.closed = true;
+    if (this.controller) {
+      this.controller.abort();
+    }
+  }
+}
+
+/** Runs {@code action} once after a burst of calls, at most every {@code ms}. */
+function coalesced(action, ms) {
+  let timer = null;
+  return () => {
+    if (timer === null) {
+      timer = setTimeout(() => {
+        timer = null;
+        action();
+      }, ms);
+    }
+  };
+}
+
+/** "k=v" lines to a map; blank lines are skipped. */
+function parseMetadata(text) {
+  const metadata = {};
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '') {
+      continue;
+    }
+    const equals = trimmed.indexOf('=');
+    if (equals <= 0) {
+      throw new Error('metadata: each line must be key=value, not "' + trimmed + '"');
+    }
+    metadata[trimmed.slice(0, equals).trim()] = trimmed.slice(equals + 1).trim();
+  }
+  return metadata;
+}
+
+function metadataLines(metadata) {
+  return Object.entries(metadata || {}).map(([key, value]) => key + '=' + value).join('\n');
+}
+
+// What the page holds open (streams, timers): outside Alpine's reactive state, whose proxies
+// would wrap AbortController and break its methods.
+const open = { streams: [], timers: [] };
+
+function closeAll() {
+  open.streams.forEach(stream => stream.close());
+  open.timers.forEach(timer => clearInterval(timer));
+  open.streams = [];
+  open.timers = [];
+}
+
+document.addEventListener('alpine:init', () => {
+  Alpine.data('dashboard', () => ({
+    page: 'services',
+    error: '',
+    live: false,
+    liveNote: '',
+    token: sessionStorage.getItem(TOKEN_KEY) !== null,
+    now: Date.now(),
+    services: { namespace: 'public', group: '', prefix: '', page: 1, pageSize: 20, total: 0, rows: [], loaded: false },
+    service: { namespace: '', group: '', name: '', detail: null, view: {}, details: {}, revision: 0,
+      protecting: false, deleted: false },
+    connections: [],
+    trace: { events: [], filter: '', namespace: '', group: '', service: '', paused: false, next: 0 },
+    server: { info: null, readAt: 0 },
+    asking: { title: '', text: '', fields: [], confirm: 'Confirm', danger: false, resolve: null },
+
+    init() {
+      window.addEventListener('hashchange', () => this.route());
+      setInterval(() => { this.now = Date.now(); }, 1000);
+      this.route();
+    },
+
+    /** #/services, #/service/<namespace>/<group>/<service>, #/connections, #/trace, #/server. */
+    route() {
+      closeAll();
+      this.error = '';
+      this.liveNote = '';
+      this.live = false;
+      const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+      this.page = ['services', 'service', 'connections', 'trace', 'server'].includes(parts[0]) ? parts[0] : 'services';
+      if (this.page === 'service' && parts.length === 4) {
+        this.openService(parts[1], parts[2], parts[3]);
+      } else if (this.page === 'service') {
+        this.page = 'services';
+      }
+      if (this.page === 'services') {
+        this.openServices();
+      } else if (this.page === 'connections') {
+        this.loadConnections();
+        this.followTrace(null, coalesced(() => this.loadConnections(), RELOAD_EVERY_MS));
+      } else if (this.page === 'trace') {
+        this.openTrace();
+      } else if (this.page === 'server') {
+        this.loadServer();
+        this.followTrace(null, coalesced(() => this.loadServer(), RELOAD_EVERY_MS));
+      }
+    },
+
+    fail(error) {
+      this.error = error.message || String(error);
+      if (error.status === 401) {
+        this.askToken();
+      }
+    },
+
+    /**
+     * A listing is reloaded when the audit trail shows a change; the trail needs the admin
+     * permission, and without it the page says that it shows the state as of its last reload.
+     */
+    followTrace(namespace, changed) {
+      const query = namespace ? '?namespace=' + encodeURIComponent(namespace) : '';
+      open.streams.push(new EventStream('/api/v1/trace' + query, () => changed(), (live, refusal) => {
+        this.live = live;
+        if (refusal) {
+          this.liveNote = 'Not live: following changes needs the admin permission (' + refusal.message
+            + '). Shown as of ' + this.time(Date.now()) + '.';
+        }
+      }));
+    },
+
+    // --- services ---------------------------------------------------------------------------
+    openServices() {
+      closeAll();
+      this.loadServices();
+      this.followTrace(this.services.namespace, coalesced(() => this.loadServices(), RELOAD_EVERY_MS));
+    },
+
+    async loadServices() {
+      try {
+        const answer = await api.call('service.list', {
+          namespace: this.services.namespace || null, group: this.services.group || null,
+          prefix: this.services.prefix || null, page: this.services.page, pageSize: this.services.pageSize,
+        });
+        this.error = '';
+        this.services.rows = answer.services;
+        this.services.total = answer.total;
+        this.services.loaded = true;
+      } catch (error) {
+        this.fail(error);
+      }
+    },
+
+    pages() {
+      return Math.max(1, Math.ceil(this.services.total / this.services.pageSize));
+    },
+
+    serviceLink(row) {
+      return '#/service/' + [row.namespace, row.group, row.service].map(encodeURIComponent).join('/');
+    },
+
+    async createService() {
+      const answer = await this.ask({
+        title: 'Create a service', text: 'A service created here stays, even empty, until it is deleted.',
+        confirm: 'Create', fields: [
+          { name: 'namespace', label: 'Namespace', value: this.services.namespace || 'public' },
+          { name: 'group', label: 'Group', value: this.services.group || 'DEFAULT_GROUP' },
+          { name: 'service', label: 'Name', value: '' },
+          { name: 'type', label: 'Type', kind: 'select', options: ['ephemeral', 'persistent'], value: 'ephemeral' },
+          { name: 'protectThreshold', label: 'Protect threshold (0 to 1)', kind: 'number', value: '0' },
+          { name: 'metadata', label: 'Metadata (key=value, one per line)', kind: 'textarea', value: '' },
+        ],
+      });
+      if (answer) {
+        await this.act(() => api.call('admin.service.create', {
+          namespace: answer.namespace, group: answer.group, service: answer.service,
+          ephemeral: answer.type === 'ephemeral', protectThreshold: Number(answer.protectThreshold),
+          metadata: parseMetadata(answer.metadata),
+        }), () => this.loadServices());
+      }
+    },
+
+    // --- one service ------------------------------------------------------------------------
+    openService(namespace, group, name) {
+      this.service = { namespace, group, name, detail: null, view: {}, details: {}, revision: 0,
+        protecting: false, deleted: false };
+      const ref = { namespace, group, service: name };
+      this.loadServiceDetail(ref);
+      const details = coalesced(() => this.loadInstanceDetails(ref), DETAILS_EVERY_MS);
+      const path = '/api/v1/watch/' + [namespace, group, name].map(encodeURIComponent).join('/');
+      open.streams.push(new EventStream(path, (type, event) => {
+        this.fold(event);
+        details();
+      }, (live, refusal) => {
+        this.live = live;
+        if (refusal) {
+          this.fail(refusal);
+        }
+      }));
+    },
+
+    async loadServiceDetail(ref) {
+      try {
+        this.service.detail = await api.call('admin.service.get', ref);
+      } catch (error) {
+        // Without the admin permission the page still shows the live view, without the definition.
+        if (error.status !== 403) {
+          this.fail(error);
+        }
+      }
+      this.loadInstanceDetails(ref);
+    },
+
+    async loadInstanceDetails(ref) {
+      try {
+        const answer = await api.call('admin.service.instances', ref);
+        const byId = {};
+        answer.instances.forEach(detail => { byId[detail.instance.instanceId] = detail; });
+        this.service.details = byId;
+      } catch (error) {
+        if (error.status !== 403 && error.status !== 404) {
+          this.fail(error);
+        }
+      }
+    },
+
+    /** Applies one event of the watch to the view, as the contract's fold rule says. */
+    fold(event) {
+      const view = this.service.view;
+      switch (event.type) {
+        case 'SNAPSHOT':
+          this.service.view = Object.fromEntries(event.instances.map(instance => [instance.instanceId, instance]));
+          this.service.protecting = !!event.protectionTriggered;
+          this.service.deleted = false;
+          break;
+        case 'UPSERT':
+          view[event.instance.instanceId] = event.instance;
+          break;
+        case 'REMOVE':
+          delete view[event.instanceId];
+          break;
+        case 'SERVICE_DELETED':
+          this.service.view = {};
+          this.service.deleted = true;
+          break;
+        case 'BATCH':
+          event.events.forEach(each => this.fold(each));
+          break;
+        default: // RESUMED: the missed events follow
+          break;
+      }
+      this.service.revision = Math.max(this.service.revision, event.revision || 0);
+    },
+
+    instanceRows() {
+      return Object.values(this.service.view)
+        .sort((a, b) => a.ip.localeCompare(b.ip) || a.port - b.port || a.cluster.localeCompare(b.cluster));
+    },
+
+    overridden(row, field) {
+      const detail = this.service.details[row.instanceId];
+      return !!(detail && detail.override && detail.override[field] !== null && detail.override[field] !== undefined);
+    },
+
+    overriddenKey(row, key) {
+      const detail = this.service.details[row.instanceId];
+      return !!(detail && detail.override && detail.override.metadata && key in detail.override.metadata);
+    },
+
+    owner(row) {
+      const detail = this.service.details[row.instanceId];
+      if (!row.ephemeral) {
+        return 'persistent (health-checked)';
+      }
+      return detail ? (detail.owner || '') + (detail.connection ? ' #' + detail.connection : '') : '';
+    },
+
+    heartbeat(row) {
+      const detail = this.service.details[row.instanceId];
+      return detail && detail.lastHeartbeat ? this.time(detail.lastHeartbeat) : '';
+    },
+
+    instanceRef(row) {
+      return { namespace: this.service.namespace, group: this.service.group, service: this.service.name,
+        instance: { ip: row.ip, port: row.port, cluster: row.cluster } };
+    },
+
+    /** After an action on an instance: its override and owner at once, not at the next coalesced read. */
+    instanceDetails() {
+      return this.loadInstanceDetails({ namespace: this.service.namespace, group: this.service.group,
+        service: this.service.name });
+    },
+
+    async toggle(row) {
+      const enabling = !row.enabled;
+      const answer = await this.ask({
+        title: (enabling ? 'Enable ' : 'Disable ') + row.ip + ':' + row.port + '?',
+        text: enabling ? 'Callers will send it traffic again.'
+          : 'Callers stop sending it traffic; it stays registered. The override outlives re-registration.',
+        confirm: enabling ? 'Enable' : 'Disable', danger: !enabling, fields: [],
+      });
+      if (answer) {
+        await this.act(() => api.call('admin.instance.patch', Object.assign(this.instanceRef(row), { enabled: enabling })),
+          () => this.instanceDetails());
+      }
+    },
+
+    async reweigh(row) {
+      const answer = await this.ask({
+        title: 'Weight of ' + row.ip + ':' + row.port, text: 'Its share of traffic among the service\'s instances.',
+        confirm: 'Set weight', fields: [{ name: 'weight', label: 'Weight', kind: 'number', value: String(row.weight) }],
+      });
+      if (answer) {
+        await this.act(() => api.call('admin.instance.patch',
+          Object.assign(this.instanceRef(row), { weight: Number(answer.weight) })), () => this.instanceDetails());
+      }
+    },
+
+    async editMetadata(row) {
+      const detail = this.service.details[row.instanceId];
+      const current = (detail && detail.override && detail.override.metadata) || {};
+      const answer = await this.ask({
+        title: 'Metadata overrides of ' + row.ip + ':' + row.port,
+        text: 'Now: ' + (metadataLines(row.metadata).replace(/\n/g, ', ') || 'none')
+          + '. Keys set here replace what the instance registered; a key removed here stops being overridden.',
+        confirm: 'Save', fields: [{ name: 'metadata', label: 'Overrides (key=value, one per line)', kind: 'textarea',
+          value: metadataLines(current) }],
+      });
+      if (answer) {
+        await this.act(() => {
+          const wanted = parseMetadata(answer.metadata);
+          const changes = Object.assign({}, wanted);
+          Object.keys(current).filter(key => !(key in wanted)).forEach(key => { changes[key] = null; });
+          return api.call('admin.instance.patch', Object.assign(this.instanceRef(row), { metadata: changes }));
+        }, () => this.instanceDetails());
+      }
+    },
+
+    async updateService() {
+      const detail = this.service.detail || {};
+      const answer = await this.ask({
+        title: 'Edit ' + this.service.name, text: 'The fields given replace the service\'s own.', confirm: 'Save',
+        fields: [
+          { name: 'protectThreshold', label: 'Protect threshold (0 to 1)', kind: 'number',
+            value: String(detail.protectThreshold || 0) },
+          { name: 'metadata', label: 'Metadata (key=value, one per line)', kind: 'textarea',
+            value: metadataLines(detail.metadata) },
+        ],
+      });
+      if (answer) {
+        const ref = { namespace: this.service.namespace, group: this.service.group, service: this.service.name };
+        await this.act(() => api.call('admin.service.update', Object.assign({}, ref, {
+          protectThreshold: Number(answer.protectThreshold), metadata: parseMetadata(answer.metadata) })),
+        () => this.loadServiceDetail(ref));
+      }
+    },
+
+    async deleteService() {
+      const answer = await this.ask({
+        title: 'Delete ' + this.service.name + '?', text: 'Only a service without instances can be deleted.',
+        confirm: 'Delete', danger: true, fields: [],
+      });
+      if (answer) {
+        await this.act(() => api.call('admin.service.delete',
+          { namespace: this.service.namespace, group: this.service.group, service: this.service.name }),
+        () => { location.hash = '#/services'; });
+      }
+    },
+
+    // --- connections, trace, server ---------------------------------------------------------
+    async loadConnections() {
+      try {
+        this.connections = (await api.call('admin.connections', {})).connections;
+      } catch (error) {
+        this.fail(error);
+      }
+    },
+
+    openTrace() {
+      closeAll();
+      this.trace.events = [];
+      const query = ['namespace', 'group', 'service'].filter(name => this.trace[name])
+        .map(name => name + '=' + encodeURIComponent(this.trace[name])).join('&');
+      open.streams.push(new EventStream('/api/v1/trace' + (query ? '?' + query : ''), (type, event) => {
+        if (!this.trace.paused) {
+          event.key = this.trace.next++;
+          this.trace.events.unshift(event);
+          if (this.trace.events.length > TRACE_KEPT) {
+            this.trace.events.splice(TRACE_KEPT);
+          }
+        }
+      }, (live, refusal) => {
+        this.live = live;
+        if (refusal) {
+          this.fail(refusal);
+        }
+      }));
+    },
+
+    traceRows() {
+      const filter = this.trace.filter.trim().toLowerCase();
+      return filter === '' ? this.trace.events : this.trace.events.filter(event =>
+        Object.values(event).some(value => value !== null && String(value).toLowerCase().includes(filter)));
+    },
+
+    async loadServer() {
+      try {
+        this.server.info = await api.call('server.info', {});
+        this.server.readAt = Date.now();
+      } catch (error) {
+        this.fail(error);
+      }
+    },
+
+    uptime() {
+      if (!this.server.info) {
+        return '';
+      }
+      const seconds = Math.floor((this.server.info.uptimeMs + this.now - this.server.readAt) / 1000);
+      const days = Math.floor(seconds / 86400);
+      const clock = new Date((seconds % 86400) * 1000).toISOString().slice(11, 19);
+      return (days > 0 ? days + ' d ' : '') + clock;
+    },
+
+    members() {
+      const info = this.server.info;
+      if (!info) {
+        return [];
+      }
+      if (info.cluster) {
+        return info.cluster.members.map(member => ({ id: member.id, state: member.state,
+          role: member.id === info.cluster.leader ? 'leader' : 'follower' }));
+      }
+      return info.members.map(id => ({ id, role: 'single node', state: 'UP' }));
+    },
+
+    // --- asking, acting, the token ------------------------------------------------------------
+    /** Shows the confirmation dialog; its fields' values when confirmed, null when cancelled. */
+    ask(question) {
+      return new Promise(resolve => {
+        this.asking = Object.assign({ confirm: 'Confirm', danger: false, fields: [] }, question, { resolve });
+        this.$refs.ask.showModal();
+      });
+    },
+
+    answer(confirmed) {
+      const values = Object.fromEntries(this.asking.fields.map(field => [field.name, field.value]));
+      this.$refs.ask.close();
+      const resolve = this.asking.resolve;
+      this.asking.resolve = null;
+      if (resolve) {
+        resolve(confirmed ? values : null);
+      }
+    },
+
+    /** Runs an action; its refusal is shown, and what changed arrives through the page's stream. */
+    async act(action, then) {
+      try {
+        this.error = '';
+        await action();
+        if (then) {
+          await then();
+        }
+      } catch (error) {
+        this.fail(error);
+      }
+    },
+
+    async askToken() {
+      const answer = await this.ask({
+        title: 'Token', text: 'A token from the server\'s token file, or a signed one. It is kept for this tab only.',
+        confirm: 'Use token', fields: [{ name: 'token', label: 'Bearer token', kind: 'password', value: '' }],
+      });
+      if (answer) {
+        if (answer.token.trim() === '') {
+          sessionStorage.removeItem(TOKEN_KEY);
+        } else {
+          sessionStorage.setItem(TOKEN_KEY, answer.token.trim());
+        }
+        this.token = sessionStorage.getItem(TOKEN_KEY) !== null;
+        this.route();
+      }
+    },
+
+    entries(map) {
+      return Object.entries(map || {});
+    },
+
+    time(millis) {
+      return millis ? new Date(millis).toLocaleTimeString() : '';
+    },
+  }));
+});

@@ -1,0 +1,219 @@
+package io.reactiveregistry.server.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.security.SecurityConfig;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.WindowType;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard in a real browser: Debian's headless Chromium, driven by Selenium through Debian's
+ * ChromeDriver, against a real server. Changes made over RSocket appear on the open page without a
+ * reload; an action taken on the page is in the registry's views; the audit trail shows why.
+ * Skipped, saying why, only where no Chromium is installed ({@code .ci/run} installs it).
+ *
+ * <p>With {@code -Ddashboard.screenshots=<dir>} the main pages are saved there as PNG files (the
+ * README's pictures, in {@code docs/}).
+ */
+class DashboardBrowserTest {
+  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static final String CHROMIUM = System.getProperty("chromium.binary", "/usr/bin/chromium");
+  private static final String CHROMEDRIVER = System.getProperty("chromedriver.binary", "/usr/bin/chromedriver");
+  private static final String OPS = "ops-7d1c9e0b2f";
+  private static final String READER = "reader-0e5b8a41c3";
+
+  @TempDir
+  static Path profile;
+
+  private ServerFixture fixture;
+  private WebDriver browser;
+
+  @BeforeAll
+  static void needsChromium() {
+    assumeTrue(new File(CHROMIUM).canExecute() && new File(CHROMEDRIVER).canExecute(),
+        "no Chromium here (" + CHROMIUM + ", " + CHROMEDRIVER + "): .ci/run installs Debian's chromium and "
+            + "chromium-driver");
+  }
+
+  @AfterEach
+  void stop() {
+    if (browser != null) {
+      browser.quit();
+    }
+    if (fixture != null) {
+      fixture.close();
+    }
+  }
+
+  private WebDriver open(ServerFixture server, String page) throws IOException {
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM);
+    // Without the background-networking flags Chromium dials Google's hosts, which this machine refuses.
+    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage", "--window-size=1360,860",
+        "--user-data-dir=" + Files.createTempDirectory(profile, "chromium"));
+    // The driver's own ChromeDriver process: quitting the browser stops it.
+    browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER))
+        .usingAnyFreePort().build(), options);
+    browser.get("http://127.0.0.1:" + server.server().httpPort() + "/" + page);
+    return browser;
+  }
+
+  private WebDriverWait waiting() {
+    return new WebDriverWait(browser, WAIT);
+  }
+
+  private WebElement row(String css) {
+    return waiting().until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(css)));
+  }
+
+  private void confirm() {
+    waiting().until(ExpectedConditions.elementToBeClickable(By.id("ask-confirm"))).click();
+    waiting().until(ExpectedConditions.invisibilityOfElementLocated(By.id("ask")));
+  }
+
+  private static ServiceSnapshot query(WireClient witness, String service) {
+    return JsonCodec.json().decode(witness.call("service.query", "{\"service\":\"" + service + "\"}"),
+        ServiceSnapshot.class);
+  }
+
+  @Test
+  void thePagesFollowTheRegistryAndTheOperatorActsFromThem() throws Exception {
+    fixture = new ServerFixture();
+    WireClient witness = fixture.connect("witness");
+    open(fixture, "#/trace");
+    waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
+    String trailTab = browser.getWindowHandle();
+    browser.switchTo().newWindow(WindowType.TAB);
+    browser.get("http://127.0.0.1:" + fixture.server().httpPort() + "/#/services");
+    waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
+    ((JavascriptExecutor) browser).executeScript("window.notReloaded = true");
+
+    // Registered over RSocket: on the open page, without a reload.
+    WireClient app = fixture.connect("orders-app");
+    app.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080,"
+        + "\"metadata\":{\"zone\":\"a\"}}}");
+    WebElement orders = row("#services tr[data-service='orders']");
+    waiting().until(d -> orders.findElements(By.cssSelector("td.count")).get(0).getText().equals("1"));
+    assertThat(((JavascriptExecutor) browser).executeScript("return window.notReloaded")).isEqualTo(true);
+    screenshot("dashboard-services");
+
+    // The service: the instance with its owning connection and last heartbeat.
+    orders.findElement(By.linkText("orders")).click();
+    WebElement instance = row("#instances tr[data-instance='127.0.0.5:8080']");
+    waiting().until(d -> instance.findElement(By.cssSelector("td.owner")).getText().startsWith("orders-app@"));
+    assertThat(instance.getText()).contains("zone=a", "healthy", "enabled");
+
+    // Disabled from the page, after confirming: the registry's views show it, the page marks the override.
+    instance.findElement(By.cssSelector("button.toggle")).click();
+    assertThat(browser.findElement(By.id("ask")).getText()).contains("Disable 127.0.0.5:8080?");
+    confirm();
+    await().atMost(WAIT).until(() -> !query(witness, "orders").instances().get(0).enabled());
+    waiting().until(ExpectedConditions.textToBePresentInElement(instance, "disabled"));
+    waiting().until(d -> instance.findElements(By.cssSelector(".badge.override")).stream()
+        .anyMatch(WebElement::isDisplayed));
+    // A weight, asked for in the dialog.
+    instance.findElement(By.cssSelector("button.weight")).click();
+    WebElement weight = browser.findElement(By.cssSelector("#ask input[name='weight']"));
+    weight.clear();
+    weight.sendKeys("3");
+    confirm();
+    await().atMost(WAIT).until(() -> query(witness, "orders").instances().get(0).weight() == 3.0);
+    screenshot("dashboard-service");
+
+    // The connections page: who owns what.
+    browser.get(browser.getCurrentUrl().replaceAll("#.*", "#/connections"));
+    WebElement connection = row("#connections tr[data-connection]:not([data-connection='1'])");
+    assertThat(connection.getText()).contains("orders-app", "tcp");
+    screenshot("dashboard-connections");
+
+    // The registering connection closes: its instance leaves the open page.
+    browser.navigate().back();
+    row("#instances tr[data-instance='127.0.0.5:8080']");
+    app.close();
+    waiting().until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#instances tr[data-instance]"), 0));
+    assertThat(query(witness, "orders").instances()).isEmpty();
+
+    // The audit trail, open all along, shows each cause.
+    browser.switchTo().window(trailTab);
+    for (String cause : List.of("REGISTER", "OVERRIDE", "CONNECTION_CLOSED")) {
+      row("#trace tr[data-cause='" + cause + "']");
+    }
+    assertThat(browser.findElement(By.cssSelector("#trace tr[data-cause='REGISTER']")).getText())
+        .contains("orders", "127.0.0.5#8080#DEFAULT");
+    screenshot("dashboard-trace");
+  }
+
+  @Test
+  void withTokensThePageAsksForOneAndShowsOnlyWhatItMaySee(@TempDir Path dir) throws Exception {
+    Path tokens = dir.resolve("tokens.json");
+    Files.writeString(tokens, TokensEndToEndTest.tokenFile(Map.of(
+        OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}", READER, "{\"team-a\":[\"read\"]}")));
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, tokens)));
+    WireClient ops = WireClient.connectWithToken(fixture.port(), "ops", OPS);
+    ops.call("instance.register", "{\"namespace\":\"team-a\",\"service\":\"billing\",\"instance\":"
+        + "{\"ip\":\"127.0.0.6\",\"port\":9090}}");
+    ops.call("instance.register", "{\"service\":\"secret\",\"instance\":{\"ip\":\"127.0.0.7\",\"port\":9090}}");
+
+    // Without a token the server refuses, and the page asks for one.
+    open(fixture, "#/services");
+    WebElement ask = waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("ask")));
+    assertThat(ask.getText()).contains("Token");
+    ask.findElement(By.name("token")).sendKeys(READER);
+    confirm();
+    // The reader may read team-a only: public is refused, team-a listed; not live (that needs admin).
+    waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("error"), "FORBIDDEN"));
+    WebElement namespace = browser.findElement(By.id("services-namespace"));
+    namespace.clear();
+    namespace.sendKeys("team-a\n");
+    row("#services tr[data-service='billing']");
+    assertThat(browser.findElements(By.cssSelector("#services tr[data-service='secret']"))).isEmpty();
+    waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("live-note"), "admin permission"));
+    assertThat(browser.findElement(By.id("live")).getText()).isEqualTo("not live");
+
+    // The operator's token: everything, live.
+    browser.findElement(By.id("token-button")).click();
+    browser.findElement(By.cssSelector("#ask input[name='token']")).sendKeys(OPS);
+    confirm();
+    waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
+    ops.call("instance.register", "{\"namespace\":\"team-a\",\"service\":\"ledger\",\"instance\":"
+        + "{\"ip\":\"127.0.0.6\",\"port\":9091}}");
+    row("#services tr[data-service='ledger']");
+    ops.close();
+  }
+
+  private void screenshot(String name) throws IOException {
+    String dir = System.getProperty("dashboard.screenshots");
+    if (dir != null) {
+      File shot = ((ChromeDriver) browser).getScreenshotAs(OutputType.FILE);
+      Files.copy(shot.toPath(), Path.of(dir, name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+}
