@@ -10,6 +10,11 @@ const TRACE_KEPT = 500;
 const RELOAD_EVERY_MS = 500;
 /** Instance details (owner, last heartbeat) are re-read at most this often while a service changes. */
 const DETAILS_EVERY_MS = 2000;
+/**
+ * Pushed events are applied at once but drawn at most this often: a service changing a hundred
+ * times a second redraws its table four times a second, not a hundred.
+ */
+const DRAW_EVERY_MS = 250;
 
 class ApiError extends Error {
   constructor(status, body) {
@@ -173,15 +178,18 @@ function metadataLines(metadata) {
   return Object.entries(metadata || {}).map(([key, value]) => key + '=' + value).join('\n');
 }
 
-// What the page holds open (streams, timers): outside Alpine's reactive state, whose proxies
-// would wrap AbortController and break its methods.
-const open = { streams: [], timers: [] };
+// What the page holds open (streams, timers) and what it folds events into between draws: outside
+// Alpine's reactive state, whose proxies would wrap AbortController and break its methods, and
+// would redraw on every event.
+const open = { streams: [], timers: [], view: {}, traced: [] };
 
 function closeAll() {
   open.streams.forEach(stream => stream.close());
   open.timers.forEach(timer => clearInterval(timer));
   open.streams = [];
   open.timers = [];
+  open.view = {};
+  open.traced = [];
 }
 
 document.addEventListener('alpine:init', () => {
@@ -193,7 +201,7 @@ document.addEventListener('alpine:init', () => {
     token: sessionStorage.getItem(TOKEN_KEY) !== null,
     now: Date.now(),
     services: { namespace: 'public', group: '', prefix: '', page: 1, pageSize: 20, total: 0, rows: [], loaded: false },
-    service: { namespace: '', group: '', name: '', detail: null, view: {}, details: {}, revision: 0,
+    service: { namespace: '', group: '', name: '', detail: null, rows: [], details: {}, revision: 0,
       protecting: false, deleted: false },
     connections: [],
     trace: { events: [], filter: '', namespace: '', group: '', service: '', paused: false, next: 0 },
@@ -307,14 +315,17 @@ document.addEventListener('alpine:init', () => {
 
     // --- one service ------------------------------------------------------------------------
     openService(namespace, group, name) {
-      this.service = { namespace, group, name, detail: null, view: {}, details: {}, revision: 0,
+      this.service = { namespace, group, name, detail: null, rows: [], details: {}, revision: 0,
         protecting: false, deleted: false };
       const ref = { namespace, group, service: name };
       this.loadServiceDetail(ref);
       const details = coalesced(() => this.loadInstanceDetails(ref), DETAILS_EVERY_MS);
-      const path = '/api/v1/watch/' + [namespace, group, name].map(encodeURIComponent).join('/');
+      const draw = coalesced(() => this.drawInstances(), DRAW_EVERY_MS);
+      // Coalesced: the page needs the view, not each step to it; a burst arrives as one BATCH.
+      const path = '/api/v1/watch/' + [namespace, group, name].map(encodeURIComponent).join('/') + '?coalesce=true';
       open.streams.push(new EventStream(path, (type, event) => {
         this.fold(event);
+        draw();
         details();
       }, (live, refusal) => {
         this.live = live;
@@ -351,21 +362,20 @@ document.addEventListener('alpine:init', () => {
 
     /** Applies one event of the watch to the view, as the contract's fold rule says. */
     fold(event) {
-      const view = this.service.view;
       switch (event.type) {
         case 'SNAPSHOT':
-          this.service.view = Object.fromEntries(event.instances.map(instance => [instance.instanceId, instance]));
+          open.view = Object.fromEntries(event.instances.map(instance => [instance.instanceId, instance]));
           this.service.protecting = !!event.protectionTriggered;
           this.service.deleted = false;
           break;
         case 'UPSERT':
-          view[event.instance.instanceId] = event.instance;
+          open.view[event.instance.instanceId] = event.instance;
           break;
         case 'REMOVE':
-          delete view[event.instanceId];
+          delete open.view[event.instanceId];
           break;
         case 'SERVICE_DELETED':
-          this.service.view = {};
+          open.view = {};
           this.service.deleted = true;
           break;
         case 'BATCH':
@@ -374,12 +384,18 @@ document.addEventListener('alpine:init', () => {
         default: // RESUMED: the missed events follow
           break;
       }
-      this.service.revision = Math.max(this.service.revision, event.revision || 0);
+      if (event.revision > this.service.revision) {
+        this.service.revision = event.revision;
+      }
+    },
+
+    drawInstances() {
+      this.service.rows = Object.values(open.view)
+        .sort((a, b) => a.ip.localeCompare(b.ip) || a.port - b.port || a.cluster.localeCompare(b.cluster));
     },
 
     instanceRows() {
-      return Object.values(this.service.view)
-        .sort((a, b) => a.ip.localeCompare(b.ip) || a.port - b.port || a.cluster.localeCompare(b.cluster));
+      return this.service.rows;
     },
 
     overridden(row, field) {
@@ -506,13 +522,16 @@ document.addEventListener('alpine:init', () => {
       this.trace.events = [];
       const query = ['namespace', 'group', 'service'].filter(name => this.trace[name])
         .map(name => name + '=' + encodeURIComponent(this.trace[name])).join('&');
+      const draw = coalesced(() => {
+        const arrived = open.traced.reverse();
+        open.traced = [];
+        this.trace.events = arrived.concat(this.trace.events).slice(0, TRACE_KEPT);
+      }, DRAW_EVERY_MS);
       open.streams.push(new EventStream('/api/v1/trace' + (query ? '?' + query : ''), (type, event) => {
         if (!this.trace.paused) {
           event.key = this.trace.next++;
-          this.trace.events.unshift(event);
-          if (this.trace.events.length > TRACE_KEPT) {
-            this.trace.events.splice(TRACE_KEPT);
-          }
+          open.traced.push(event);
+          draw();
         }
       }, (live, refusal) => {
         this.live = live;

@@ -169,8 +169,9 @@ public final class HttpEndpoint {
   }
 
   /**
-   * {@code GET /api/v1/watch/{namespace}/{group}/{service}?clusters=&healthyOnly=}: the view's
-   * events as server-sent events, resumed from {@code Last-Event-ID} within the server's history.
+   * {@code GET /api/v1/watch/{namespace}/{group}/{service}?clusters=&healthyOnly=&coalesce=}: the
+   * view's events as server-sent events, resumed from {@code Last-Event-ID} within the server's
+   * history; with {@code coalesce=true}, a burst goes as one {@code BATCH} event.
    */
   private Publisher<Void> watch(HttpServerRequest request, HttpServerResponse response) {
     try {
@@ -179,7 +180,8 @@ public final class HttpEndpoint {
           request.requestHeaders().get("Last-Event-ID", first(params, "lastEventId")));
       Query query = new Query(request.param("namespace"), request.param("group"), request.param("service"),
           clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")),
-          from == null ? null : from.revision(), from == null ? null : from.node(), null);
+          from == null ? null : from.revision(), from == null ? null : from.node(),
+          Boolean.parseBoolean(first(params, "coalesce")) ? Boolean.TRUE : null);
       Flux<byte[]> events = routes.subscribe(principalOf(request),
           Unpooled.wrappedBuffer(JsonCodec.json().encode(query)));
       return eventStream(response, ServerSentEvents.of(events, SSE_KEEPALIVE));

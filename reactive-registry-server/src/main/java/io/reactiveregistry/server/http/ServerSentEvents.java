@@ -1,7 +1,8 @@
 package io.reactiveregistry.server.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.server.errors.EdgeRefusal;
 import java.io.IOException;
@@ -21,7 +22,7 @@ import reactor.core.publisher.Sinks;
  */
 final class ServerSentEvents {
   static final String CONTENT_TYPE = "text/event-stream; charset=utf-8";
-  private static final ObjectMapper fields = new ObjectMapper();
+  private static final JsonFactory fields = new JsonFactory();
 
   private ServerSentEvents() {}
 
@@ -64,17 +65,55 @@ final class ServerSentEvents {
         Flux.interval(keepAlive, keepAlive).map(tick -> ": keep-alive\n\n").takeUntilOther(ended.asMono()));
   }
 
+  /**
+   * The event's {@code id:} and {@code event:} lines before its JSON. Read with Jackson's streaming
+   * parser, the top level only (an instance or a snapshot's instances are skipped, not built): this
+   * runs for each event and each HTTP watcher.
+   */
   private static String frame(byte[] json, AtomicReference<String> node) {
-    try {
-      JsonNode event = fields.readTree(json);
-      if (event.hasNonNull("node")) {
-        node.set(event.get("node").asText());
+    String type = "";
+    long revision = 0;
+    try (JsonParser parser = fields.createParser(json)) {
+      parser.nextToken(); // the event's object
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String field = parser.currentName();
+        JsonToken value = parser.nextToken();
+        switch (field) {
+          case "type" -> type = parser.getText();
+          case "revision" -> revision = parser.getLongValue();
+          case "node" -> {
+            if (value != JsonToken.VALUE_NULL) {
+              node.set(parser.getText());
+            }
+          }
+          case "events" -> nodeOfBatch(parser, node); // a BATCH may begin with the stream's SNAPSHOT
+          default -> parser.skipChildren();
+        }
       }
-      return "id: " + node.get() + ":" + event.path("revision").asLong() + "\n"
-          + "event: " + event.path("type").asText() + "\n"
-          + "data: " + new String(json, StandardCharsets.UTF_8) + "\n\n";
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+    return "id: " + node.get() + ":" + revision + "\n"
+        + "event: " + type + "\n"
+        + "data: " + new String(json, StandardCharsets.UTF_8) + "\n\n";
+  }
+
+  /** The node named by an event of a BATCH's {@code events} (the parser at the array's start). */
+  private static void nodeOfBatch(JsonParser parser, AtomicReference<String> node) throws IOException {
+    if (parser.currentToken() != JsonToken.START_ARRAY) {
+      parser.skipChildren();
+      return;
+    }
+    while (parser.nextToken() == JsonToken.START_OBJECT) {
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String field = parser.currentName();
+        JsonToken value = parser.nextToken();
+        if (field.equals("node") && value != JsonToken.VALUE_NULL) {
+          node.set(parser.getText());
+        } else {
+          parser.skipChildren();
+        }
+      }
     }
   }
 }

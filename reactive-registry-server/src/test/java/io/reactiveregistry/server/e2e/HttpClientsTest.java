@@ -187,6 +187,53 @@ class HttpClientsTest {
   }
 
   @Test
+  void aWatchThatAsksToCoalesceGetsABurstAsBatches() throws Exception {
+    List<Event> events = new CopyOnWriteArrayList<>();
+    watch("/api/v1/watch/public/DEFAULT_GROUP/orders?coalesce=true", null, events);
+    await().atMost(WAIT).until(() -> events.size() == 1);
+    String batch = "{\"service\":\"orders\",\"instances\":[" + java.util.stream.IntStream.range(0, 50)
+        .mapToObj(i -> "{\"ip\":\"127.0.0.5\",\"port\":" + (9000 + i) + "}")
+        .collect(java.util.stream.Collectors.joining(",")) + "]}";
+    for (int round = 0; round < 20; round++) { // changes faster than the 50 ms between two frames
+      post("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.6\",\"port\":"
+          + (8000 + round) + "}}");
+    }
+    post("instance.batch-register", batch);
+    await().atMost(WAIT).until(() -> foldedPorts(events).size() == 70);
+    assertThat(events).extracting(Event::type).contains("BATCH");
+    assertThat(events.size()).isLessThan(70);
+    String node = new ObjectMapper().readTree(events.get(0).data()).get("node").asText();
+    assertThat(events).allSatisfy(event -> assertThat(event.id()).isEqualTo(node + ":"
+        + new ObjectMapper().readTree(event.data()).get("revision").asLong()));
+  }
+
+  /** The ports of the view that the events build, applied in order (a BATCH's events in turn). */
+  private static java.util.Set<Integer> foldedPorts(List<Event> events) throws Exception {
+    java.util.Set<Integer> ports = new java.util.TreeSet<>();
+    List<com.fasterxml.jackson.databind.JsonNode> all = new java.util.ArrayList<>();
+    for (Event event : events) {
+      com.fasterxml.jackson.databind.JsonNode json = new ObjectMapper().readTree(event.data());
+      if (json.has("events")) {
+        json.get("events").forEach(all::add);
+      } else {
+        all.add(json);
+      }
+    }
+    for (com.fasterxml.jackson.databind.JsonNode event : all) {
+      switch (event.get("type").asText()) {
+        case "SNAPSHOT" -> {
+          ports.clear();
+          event.get("instances").forEach(instance -> ports.add(instance.get("port").asInt()));
+        }
+        case "UPSERT" -> ports.add(event.get("instance").get("port").asInt());
+        case "REMOVE" -> ports.remove(Integer.parseInt(event.get("instanceId").asText().split("#")[1]));
+        default -> { }
+      }
+    }
+    return ports;
+  }
+
+  @Test
   void theAuditTrailStreamsOverHttpToo() throws Exception {
     List<Event> trail = new CopyOnWriteArrayList<>();
     watch("/api/v1/trace?service=orders", null, trail);
