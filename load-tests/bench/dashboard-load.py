@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Usage: dashboard-load.py <http-port> <server-pid> <dashboards> <page> <seconds>
-#   page: services | service (the changing service's own page, with its 1,000 instances) | sse (curl
-#   on the service's watch instead of a browser: the server's share without the page's reads)
+#   page: services | service (the changing service's own page, with its 1,000 instances) | sse | trace
+#   (curl on the service's coalesced watch, or on the audit trail, instead of a browser: the
+#   server's share for the page's stream alone)
 # What open dashboards cost the server: 1,000 instances of one service change 100 times a second
 # (each re-registered over HTTP with new metadata, every 10 s), first with no dashboard open, then
 # with <dashboards> headless Chromium windows on <page>; reports the server's CPU for each phase
@@ -13,9 +14,9 @@ INSTANCES, CHANGES_PER_S = 1000, 100
 tick = os.sysconf('SC_CLK_TCK')
 
 
-def cpu():
+def cpu(part=None):
     f = open('/proc/%d/stat' % pid).read().rsplit(')', 1)[1].split()
-    return (int(f[11]) + int(f[12])) / tick
+    return {'user': int(f[11]), 'system': int(f[12])}.get(part, int(f[11]) + int(f[12])) / tick
 
 
 stop = threading.Event()
@@ -37,12 +38,12 @@ def churn():
 
 
 def measure(label):
-    c0, n0, t0 = cpu(), changes[0], time.time()
+    c0, s0, n0, t0 = cpu(), cpu('system'), changes[0], time.time()
     time.sleep(duration)
-    c1, n1, t1 = cpu(), changes[0], time.time()
+    c1, s1, n1, t1 = cpu(), cpu('system'), changes[0], time.time()
     share = 100 * (c1 - c0) / (t1 - t0)
-    print("%-28s %.0f changes/s, server CPU %.2f s in %.1f s = %.1f %% of a core" % (
-        label, (n1 - n0) / (t1 - t0), c1 - c0, t1 - t0, share))
+    print("%-28s %.0f changes/s, server CPU %.2f s (%.2f s in the kernel) in %.1f s = %.1f %% of a core" % (
+        label, (n1 - n0) / (t1 - t0), c1 - c0, s1 - s0, t1 - t0, share))
     return share
 
 
@@ -54,8 +55,9 @@ profiles, browsers = [], []
 for i in range(dashboards):
     profiles.append(tempfile.mkdtemp(prefix='dashboard-load-'))
     browsers.append(subprocess.Popen(
-        ['curl', '-sN', 'http://127.0.0.1:%d/api/v1/watch/public/DEFAULT_GROUP/dashboard-load' % port]
-        if page == 'sse' else ['chromium', '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        ['curl', '-sN', 'http://127.0.0.1:%d/api/v1/watch/public/DEFAULT_GROUP/dashboard-load?coalesce=true' % port]
+        if page == 'sse' else ['curl', '-sN', 'http://127.0.0.1:%d/api/v1/trace?namespace=public' % port]
+        if page == 'trace' else ['chromium', '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
          '--disable-background-networking', '--disable-component-update', '--disable-sync',
          '--disable-dev-shm-usage', '--remote-debugging-port=0', '--user-data-dir=' + profiles[-1], url],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))

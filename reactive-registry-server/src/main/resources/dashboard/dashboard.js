@@ -6,8 +6,8 @@
 const TOKEN_KEY = 'reactive-registry.token';
 /** The audit trail page keeps this many events; older ones scroll away. */
 const TRACE_KEPT = 500;
-/** A burst of changes reloads a listing once, at most this often. */
-const RELOAD_EVERY_MS = 500;
+/** A burst of changes reloads a listing once, at most this often: counts live within a second. */
+const RELOAD_EVERY_MS = 1000;
 /** Instance details (owner, last heartbeat) are re-read at most this often while a service changes. */
 const DETAILS_EVERY_MS = 2000;
 /**

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.scheduler.Scheduler;
@@ -56,19 +57,44 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
     }
     long now = clock.millis();
     for (RegistryEvent event : events) {
-      TraceEvent trace = null;
+      Traced trace = null;
       for (Subscriber subscriber : subscribers) {
         if (subscriber.filter.matches(event.service())) {
           if (trace == null) {
-            trace = toTrace(event, now);
+            trace = new Traced(toTrace(event, now));
           }
           subscriber.offer(trace);
         }
       }
     }
-    // Called under the registry's monitor: the network writes happen elsewhere.
+    // Called under the registry's monitor: the network writes happen elsewhere, in one hand-off for
+    // every subscriber (a task each would wake a thread per change per subscriber).
+    drainer.schedule(drainAll);
+  }
+
+  /** Drains every subscriber: those with nothing pending return at once. */
+  private final Runnable drainAll = () -> {
     for (Subscriber subscriber : subscribers) {
-      drainer.schedule(subscriber::drain);
+      subscriber.drain();
+    }
+  };
+
+  /** A trace event, encoded once for all the subscribers it goes to. */
+  private static final class Traced {
+    private final TraceEvent event;
+    private volatile byte @Nullable [] json;
+
+    Traced(TraceEvent event) {
+      this.event = event;
+    }
+
+    byte[] json() {
+      byte[] encoded = json;
+      if (encoded == null) { // two drains may both encode it: the same bytes, no harm
+        encoded = JsonCodec.json().encode(event);
+        json = encoded;
+      }
+      return encoded;
     }
   }
 
@@ -97,7 +123,7 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
   private final class Subscriber {
     private final Filter filter;
     private final FluxSink<byte[]> sink;
-    private final ArrayDeque<TraceEvent> pending = new ArrayDeque<>();
+    private final ArrayDeque<Traced> pending = new ArrayDeque<>();
     private final AtomicInteger wip = new AtomicInteger();
     private long missed;
 
@@ -106,7 +132,7 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
       this.sink = sink;
     }
 
-    synchronized void offer(TraceEvent event) {
+    synchronized void offer(Traced event) {
       if (pending.size() >= maxPending) {
         pending.poll();
         missed++;
@@ -121,10 +147,11 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
       int todo = 1;
       do {
         while (sink.requestedFromDownstream() > 0 && !sink.isCancelled()) {
-          TraceEvent next;
+          Traced next;
           synchronized (this) {
             if (missed > 0) {
-              next = new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, null, null, missed);
+              next = new Traced(new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, null, null,
+                  missed));
               missed = 0;
             } else {
               next = pending.poll();
@@ -133,7 +160,7 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
           if (next == null) {
             break;
           }
-          sink.next(JsonCodec.json().encode(next));
+          sink.next(next.json());
         }
         todo = wip.addAndGet(-todo);
       } while (todo != 0);

@@ -72,6 +72,11 @@ public final class HttpEndpoint {
   private static final int MAX_BODY_BYTES = 1 << 20;
   /** A comment line this often on a quiet watch, so that proxies and clients see the stream alive. */
   private static final Duration SSE_KEEPALIVE = Duration.ofSeconds(15);
+  /**
+   * How long a coalescing watch's events, and the audit trail's, are gathered into one write: a
+   * tenth of a second, unnoticed on a dashboard, and ten writes a second per watcher at most.
+   */
+  private static final Duration SSE_GATHER = Duration.ofMillis(100);
 
   private final RegistryRuntime runtime;
   private final PrometheusMeterRegistry meters;
@@ -178,13 +183,14 @@ public final class HttpEndpoint {
       Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
       ServerSentEvents.Position from = ServerSentEvents.Position.parse(
           request.requestHeaders().get("Last-Event-ID", first(params, "lastEventId")));
+      boolean coalesce = Boolean.parseBoolean(first(params, "coalesce"));
       Query query = new Query(request.param("namespace"), request.param("group"), request.param("service"),
           clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")),
-          from == null ? null : from.revision(), from == null ? null : from.node(),
-          Boolean.parseBoolean(first(params, "coalesce")) ? Boolean.TRUE : null);
+          from == null ? null : from.revision(), from == null ? null : from.node(), coalesce ? Boolean.TRUE : null);
       Flux<byte[]> events = routes.subscribe(principalOf(request),
           Unpooled.wrappedBuffer(JsonCodec.json().encode(query)));
-      return eventStream(response, ServerSentEvents.of(events, SSE_KEEPALIVE));
+      return eventStream(response, ServerSentEvents.of(events, SSE_KEEPALIVE,
+          coalesce ? SSE_GATHER : Duration.ZERO));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }
@@ -196,7 +202,7 @@ public final class HttpEndpoint {
       Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
       TraceQuery query = new TraceQuery(first(params, "namespace"), first(params, "group"), first(params, "service"));
       Flux<byte[]> events = routes.trace(principalOf(request), Unpooled.wrappedBuffer(JsonCodec.json().encode(query)));
-      return eventStream(response, ServerSentEvents.named("trace", events, SSE_KEEPALIVE));
+      return eventStream(response, ServerSentEvents.named("trace", events, SSE_KEEPALIVE, SSE_GATHER));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }

@@ -23,6 +23,8 @@ import reactor.core.publisher.Sinks;
 final class ServerSentEvents {
   static final String CONTENT_TYPE = "text/event-stream; charset=utf-8";
   private static final JsonFactory fields = new JsonFactory();
+  /** The most events one gathered write carries. */
+  private static final int GATHERED_AT_MOST = 256;
 
   private ServerSentEvents() {}
 
@@ -46,16 +48,30 @@ final class ServerSentEvents {
     }
   }
 
-  /** A view's events, framed with their type and {@code <node>:<revision>} id. */
-  static Flux<String> of(Flux<byte[]> events, Duration keepAlive) {
+  /**
+   * A view's events, framed with their type and {@code <node>:<revision>} id; with a non-zero
+   * {@code gather}, those that arrive within it are written together (see {@link #gathered}).
+   */
+  static Flux<String> of(Flux<byte[]> events, Duration keepAlive, Duration gather) {
     AtomicReference<String> node = new AtomicReference<>("");
-    return keptAlive(events.map(json -> frame(json, node)), keepAlive);
+    return keptAlive(gathered(events.map(json -> frame(json, node)), gather), keepAlive);
   }
 
   /** Events without revisions of their own (the audit trail): {@code event: <name>} and {@code data:}. */
-  static Flux<String> named(String name, Flux<byte[]> events, Duration keepAlive) {
-    return keptAlive(events.map(json -> "event: " + name + "\ndata: " + new String(json, StandardCharsets.UTF_8)
-        + "\n\n"), keepAlive);
+  static Flux<String> named(String name, Flux<byte[]> events, Duration keepAlive, Duration gather) {
+    return keptAlive(gathered(events.map(json -> "event: " + name + "\ndata: "
+        + new String(json, StandardCharsets.UTF_8) + "\n\n"), gather), keepAlive);
+  }
+
+  /**
+   * The events that arrive within {@code gather} of the first, as one write: each write to an HTTP
+   * connection is a hand-off to its event loop and a system call, and a watcher that needs the
+   * view, not each step (a dashboard), should not cost one per change. Waits for demand rather
+   * than dropping, like the stream it gathers.
+   */
+  private static Flux<String> gathered(Flux<String> framed, Duration gather) {
+    return gather.isZero() ? framed
+        : framed.bufferTimeout(GATHERED_AT_MOST, gather, true).map(frames -> String.join("", frames));
   }
 
   /** The framed events, and a comment line every {@code keepAlive} until they end. */

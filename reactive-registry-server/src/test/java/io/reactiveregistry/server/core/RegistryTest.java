@@ -48,6 +48,43 @@ class RegistryTest {
   }
 
   @Test
+  void anOperatorSeesEachInstancesOwnerLastHeartbeatAndOverride() {
+    Owner operator = new Owner(9, "ops@127.0.0.1:9");
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.register(bob, orders, true, instance("127.0.0.6", 8080));
+    clock.advanceMillis(2_000);
+    registry.heartbeat(alice, orders, instance("127.0.0.5", 8080));
+    registry.patchInstance(operator, orders, "127.0.0.6#8080#DEFAULT", false, null, Map.of("zone", "b"));
+
+    assertThat(registry.instanceRecords(orders)).containsExactly(
+        new Results.InstanceRecord(instancesOf(orders).get(0), "alice@127.0.0.1:1", 1, 1_002_000L, null),
+        new Results.InstanceRecord(instancesOf(orders).get(1), "bob@127.0.0.1:2", 2, 1_000_000L,
+            new InstanceOverride(false, null, Map.of("zone", "b"))));
+    assertThat(registry.instanceRecords(billing)).isEmpty();
+  }
+
+  @Test
+  void theListingSaysWhenAHealthyOnlyViewIsProtecting() {
+    Owner operator = new Owner(9, "ops@127.0.0.1:9");
+    registry.createService(operator, orders, true, 0.6, Map.of());
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    registry.register(bob, orders, true, instance("127.0.0.6", 8080));
+    assertThat(registry.list("public", null, null)).singleElement()
+        .satisfies(summary -> assertThat(summary.protectionTriggered()).isFalse());
+
+    // Bob falls silent: one healthy of two is below the threshold of 0.6.
+    clock.advance(Duration.ofMillis(HeartbeatTimings.DEFAULTS.timeoutMs() - 1_000));
+    registry.heartbeat(alice, orders, instance("127.0.0.5", 8080));
+    clock.advance(Duration.ofMillis(1_000));
+    registry.expire();
+
+    assertThat(registry.list("public", null, null)).singleElement().satisfies(summary -> {
+      assertThat(summary.healthyCount()).isEqualTo(1);
+      assertThat(summary.protectionTriggered()).isTrue();
+    });
+  }
+
+  @Test
   void firstRegistrationFixesTheServiceTypeAndAMismatchIsRefusedNamingIt() {
     registry.register(alice, orders, true, instance("127.0.0.5", 8080));
     long revision = registry.revision();
