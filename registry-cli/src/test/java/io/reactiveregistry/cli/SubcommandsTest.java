@@ -185,6 +185,18 @@ class SubcommandsTest {
   }
 
   @Test
+  void connectionsListsWhoIsConnectedAndWhatEachOwns() {
+    assertThat(cli("--target", tcp(), "register", "x", "127.0.0.1:2", "--persistent").exitCode()).isZero();
+    Result listing = cli("--target", ws(), "connections");
+    assertThat(listing.exitCode()).as(listing.err()).isZero();
+    // The listing's own connection, over WebSocket, owning nothing and holding no stream.
+    assertThat(listing.out().lines().toList().get(0)).startsWith("ID").contains("SUBSCRIPTIONS");
+    assertThat(listing.out().lines().toList()).anyMatch(line -> line.matches(
+        "\\d+ +registry-cli +127\\.0\\.0\\.1:\\d+ +websocket +- +\\S+Z +0 +0"));
+    assertThat(cli("--target", tcp(), "connections", "--json").out()).startsWith("{\"connections\":[");
+  }
+
+  @Test
   void exitCodesSayWhatWentWrong() {
     Result ephemeral = cli("--target", tcp(), "register", "orders", "127.0.0.5:8080");
     assertThat(ephemeral.exitCode()).isEqualTo(RegistryCli.USAGE);
