@@ -174,6 +174,19 @@ function parseMetadata(text) {
   return metadata;
 }
 
+/**
+ * A number typed in a dialog. An empty field is refused here, naming it (the server would read it
+ * as "not given" and keep the old value); anything else that is not a number is sent as typed, so
+ * that the server refuses it naming the field and its rule, and changes nothing.
+ */
+function number(name, text) {
+  if (String(text).trim() === '') {
+    throw new Error(name + ': a number is required');
+  }
+  const value = Number(text);
+  return Number.isFinite(value) ? value : text;
+}
+
 function metadataLines(metadata) {
   return Object.entries(metadata || {}).map(([key, value]) => key + '=' + value).join('\n');
 }
@@ -307,7 +320,7 @@ document.addEventListener('alpine:init', () => {
       if (answer) {
         await this.act(() => api.call('admin.service.create', {
           namespace: answer.namespace, group: answer.group, service: answer.service,
-          ephemeral: answer.type === 'ephemeral', protectThreshold: Number(answer.protectThreshold),
+          ephemeral: answer.type === 'ephemeral', protectThreshold: number('protectThreshold', answer.protectThreshold),
           metadata: parseMetadata(answer.metadata),
         }), () => this.loadServices());
       }
@@ -453,7 +466,7 @@ document.addEventListener('alpine:init', () => {
       });
       if (answer) {
         await this.act(() => api.call('admin.instance.patch',
-          Object.assign(this.instanceRef(row), { weight: Number(answer.weight) })), () => this.instanceDetails());
+          Object.assign(this.instanceRef(row), { weight: number('weight', answer.weight) })), () => this.instanceDetails());
       }
     },
 
@@ -491,7 +504,7 @@ document.addEventListener('alpine:init', () => {
       if (answer) {
         const ref = { namespace: this.service.namespace, group: this.service.group, service: this.service.name };
         await this.act(() => api.call('admin.service.update', Object.assign({}, ref, {
-          protectThreshold: Number(answer.protectThreshold), metadata: parseMetadata(answer.metadata) })),
+          protectThreshold: number('protectThreshold', answer.protectThreshold), metadata: parseMetadata(answer.metadata) })),
         () => this.loadServiceDetail(ref));
       }
     },

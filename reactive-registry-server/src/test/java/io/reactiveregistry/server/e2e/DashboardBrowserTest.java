@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -30,6 +31,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -169,6 +171,61 @@ class DashboardBrowserTest {
     assertThat(browser.findElement(By.cssSelector("#trace tr[data-cause='REGISTER']")).getText())
         .contains("orders", "127.0.0.5#8080#DEFAULT");
     screenshot("dashboard-trace");
+  }
+
+  @Test
+  void aServiceIsCreatedEditedAndDeletedFromThePageAndBadInputIsRefusedNamingTheField() throws Exception {
+    fixture = new ServerFixture();
+    WireClient witness = fixture.connect("witness");
+    open(fixture, "#/services");
+    waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
+
+    browser.findElement(By.id("create-service")).click();
+    field("service").sendKeys("payments");
+    new Select(browser.findElement(By.cssSelector("#ask select[name='type']"))).selectByVisibleText("persistent");
+    field("protectThreshold").clear();
+    field("protectThreshold").sendKeys("0.5");
+    browser.findElement(By.cssSelector("#ask textarea[name='metadata']")).sendKeys("team=pay");
+    confirm();
+    WebElement payments = row("#services tr[data-service='payments']");
+    assertThat(payments.getText()).contains("persistent");
+    String created = witness.call("admin.service.get", "{\"service\":\"payments\"}");
+    assertThat(created).contains("\"ephemeral\":false", "\"protectThreshold\":0.5", "\"team\":\"pay\"");
+
+    // Bad input: refused by the server naming the field, shown on the page, nothing changed.
+    payments.findElement(By.linkText("payments")).click();
+    waiting().until(ExpectedConditions.elementToBeClickable(By.id("update-service"))).click();
+    field("protectThreshold").clear();
+    field("protectThreshold").sendKeys("1.5");
+    confirm();
+    waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("error"), "INVALID_PARAM"));
+    assertThat(browser.findElement(By.id("error")).getText()).contains("protectThreshold");
+    browser.findElement(By.id("update-service")).click();
+    // Emptied as a user does (clear() fires no input event): the server would read an empty field as
+    // "keep it", so the page refuses it.
+    field("protectThreshold").sendKeys(Keys.chord(Keys.CONTROL, "a"), Keys.DELETE);
+    confirm();
+    waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("error"),
+        "protectThreshold: a number is required"));
+    browser.findElement(By.id("update-service")).click();
+    WebElement metadata = browser.findElement(By.cssSelector("#ask textarea[name='metadata']"));
+    metadata.clear();
+    metadata.sendKeys("no equals sign");
+    confirm();
+    waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("error"), "key=value"));
+    assertThat(witness.call("admin.service.get", "{\"service\":\"payments\"}")).isEqualTo(created);
+
+    // Deleted, after confirming: back on the list, without it.
+    browser.findElement(By.id("delete-service")).click();
+    confirm();
+    row("#services-page");
+    waiting().until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#services tr[data-service='payments']"),
+        0));
+    assertThat(witness.error("admin.service.get", "{\"service\":\"payments\"}").code()).isEqualTo("NOT_FOUND");
+  }
+
+  private WebElement field(String name) {
+    return browser.findElement(By.cssSelector("#ask input[name='" + name + "']"));
   }
 
   @Test

@@ -75,7 +75,8 @@ class CommandDecoderTest {
 
   @Test
   void everyRouteThatChangesTheRegistryIsInTheTableAndNoReadIs() {
-    Set<Route> reads = EnumSet.of(Route.SERVICE_QUERY, Route.SERVICE_LIST, Route.ADMIN_SERVICE_GET, Route.SERVER_INFO);
+    Set<Route> reads = EnumSet.of(Route.SERVICE_QUERY, Route.SERVICE_LIST, Route.ADMIN_SERVICE_GET,
+        Route.ADMIN_SERVICE_INSTANCES, Route.ADMIN_CONNECTIONS, Route.SERVER_INFO);
     for (Route route : Route.values()) {
       boolean stream = route.interaction() == Interaction.REQUEST_STREAM;
       assertThat(CommandDecoder.decodes(route)).as(route.routeName()).isEqualTo(!stream && !reads.contains(route));
