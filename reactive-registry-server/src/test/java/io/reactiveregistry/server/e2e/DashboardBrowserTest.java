@@ -88,6 +88,15 @@ class DashboardBrowserTest {
     return browser;
   }
 
+  /** A fresh server with no security, the page open and live on it, and a witness connection. */
+  private WireClient serverWithPageOpen(String page) throws IOException {
+    fixture = new ServerFixture();
+    WireClient witness = fixture.connect("witness");
+    open(fixture, page);
+    waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
+    return witness;
+  }
+
   private WebDriverWait waiting() {
     return new WebDriverWait(browser, WAIT);
   }
@@ -108,10 +117,7 @@ class DashboardBrowserTest {
 
   @Test
   void thePagesFollowTheRegistryAndTheOperatorActsFromThem() throws Exception {
-    fixture = new ServerFixture();
-    WireClient witness = fixture.connect("witness");
-    open(fixture, "#/trace");
-    waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
+    WireClient witness = serverWithPageOpen("#/trace");
     String trailTab = browser.getWindowHandle();
     browser.switchTo().newWindow(WindowType.TAB);
     browser.get("http://127.0.0.1:" + fixture.server().httpPort() + "/#/services");
@@ -175,10 +181,7 @@ class DashboardBrowserTest {
 
   @Test
   void aServiceIsCreatedEditedAndDeletedFromThePageAndBadInputIsRefusedNamingTheField() throws Exception {
-    fixture = new ServerFixture();
-    WireClient witness = fixture.connect("witness");
-    open(fixture, "#/services");
-    waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
+    WireClient witness = serverWithPageOpen("#/services");
 
     browser.findElement(By.id("create-service")).click();
     field("service").sendKeys("payments");
