@@ -154,6 +154,7 @@ class DashboardBrowserTest {
     weight.sendKeys("3");
     confirm();
     await().atMost(WAIT).until(() -> query(witness, "orders").instances().get(0).weight() == 3.0);
+    waiting().until(d -> instance.findElements(By.tagName("td")).get(2).getText().split("\\s")[0].equals("3"));
     screenshot("dashboard-service");
 
     // The connections page: who owns what.
