@@ -52,7 +52,7 @@ public final class Dashboard {
 
   /** {@code GET /dashboard/{file}}: one of its files; null when there is no such file. */
   @Nullable Publisher<Void> file(String name, HttpServerResponse response) {
-    Asset asset = name.equals("index.html") ? null : assets.get(name);
+    Asset asset = assets.get(name);
     return asset == null ? null : send(response, asset);
   }
 

@@ -27,7 +27,11 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -191,9 +195,9 @@ class HttpClientsTest {
     List<Event> events = new CopyOnWriteArrayList<>();
     watch("/api/v1/watch/public/DEFAULT_GROUP/orders?coalesce=true", null, events);
     await().atMost(WAIT).until(() -> events.size() == 1);
-    String batch = "{\"service\":\"orders\",\"instances\":[" + java.util.stream.IntStream.range(0, 50)
+    String batch = "{\"service\":\"orders\",\"instances\":[" + IntStream.range(0, 50)
         .mapToObj(i -> "{\"ip\":\"127.0.0.5\",\"port\":" + (9000 + i) + "}")
-        .collect(java.util.stream.Collectors.joining(",")) + "]}";
+        .collect(Collectors.joining(",")) + "]}";
     for (int round = 0; round < 20; round++) { // changes faster than the 50 ms between two frames
       post("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.6\",\"port\":"
           + (8000 + round) + "}}");
@@ -208,18 +212,18 @@ class HttpClientsTest {
   }
 
   /** The ports of the view that the events build, applied in order (a BATCH's events in turn). */
-  private static java.util.Set<Integer> foldedPorts(List<Event> events) throws Exception {
-    java.util.Set<Integer> ports = new java.util.TreeSet<>();
-    List<com.fasterxml.jackson.databind.JsonNode> all = new java.util.ArrayList<>();
+  private static Set<Integer> foldedPorts(List<Event> events) throws Exception {
+    Set<Integer> ports = new TreeSet<>();
+    List<JsonNode> all = new ArrayList<>();
     for (Event event : events) {
-      com.fasterxml.jackson.databind.JsonNode json = new ObjectMapper().readTree(event.data());
+      JsonNode json = new ObjectMapper().readTree(event.data());
       if (json.has("events")) {
         json.get("events").forEach(all::add);
       } else {
         all.add(json);
       }
     }
-    for (com.fasterxml.jackson.databind.JsonNode event : all) {
+    for (JsonNode event : all) {
       switch (event.get("type").asText()) {
         case "SNAPSHOT" -> {
           ports.clear();
