@@ -20,6 +20,13 @@ public record RunResult(
   /**
    * What the server used during the run: read from {@code /proc} when its pid was given, else from
    * its metrics endpoint when reachable (then with the heap in use at the end; -1 when unknown).
+   * From {@code /proc}, the share of the JIT compilers and the garbage collector in it too (-1
+   * when unknown): a server still warming up spends much of its time compiling.
    */
-  public record ServerUsage(double cpuSeconds, double cpuPercentOfOneCore, long heapBytesAtEnd, String source) {}
+  public record ServerUsage(double cpuSeconds, double cpuPercentOfOneCore, long heapBytesAtEnd, String source,
+      double jitSeconds, double gcSeconds) {
+    public ServerUsage(double cpuSeconds, double cpuPercentOfOneCore, long heapBytesAtEnd, String source) {
+      this(cpuSeconds, cpuPercentOfOneCore, heapBytesAtEnd, source, -1, -1);
+    }
+  }
 }

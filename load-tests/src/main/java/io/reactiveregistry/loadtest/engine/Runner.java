@@ -108,7 +108,7 @@ public final class Runner {
       }
     }
     Instant startedAt = Instant.now();
-    double cpuBefore = serverPid == null ? -1 : ServerCpu.cpuSeconds(serverPid);
+    ServerCpu.Reading cpuBefore = serverPid == null ? null : ServerCpu.read(serverPid);
     ServerMetrics.Reading before = serverPid == null && metrics != null ? ServerMetrics.read(metrics) : null;
     log.info("running {} against {} with {} users", simulation.name(), target, users.size());
     Disposable lines = ProgressLines.start(measured, progressPeriod, progress);
@@ -123,12 +123,13 @@ public final class Runner {
     }
     everyone.forEach(VirtualUser::dispose);
     measured.finish();
-    double cpuAfter = serverPid == null ? -1 : ServerCpu.cpuSeconds(serverPid);
+    ServerCpu.Reading cpuAfter = serverPid == null ? null : ServerCpu.read(serverPid);
     ServerMetrics.Reading after = before == null ? null : ServerMetrics.read(metrics);
     RunResult.ServerUsage usage = null;
-    if (cpuBefore >= 0 && cpuAfter >= 0) {
-      usage = new RunResult.ServerUsage(cpuAfter - cpuBefore, 100 * (cpuAfter - cpuBefore) / measured.elapsedSeconds(),
-          -1, "/proc/" + serverPid);
+    if (cpuBefore != null && cpuBefore.total() >= 0 && cpuAfter.total() >= 0) {
+      ServerCpu.Reading spent = cpuAfter.since(cpuBefore);
+      usage = new RunResult.ServerUsage(spent.total(), 100 * spent.total() / measured.elapsedSeconds(), -1,
+          "/proc/" + serverPid, spent.jit(), spent.gc());
     } else if (before != null && after != null) {
       double cpu = after.cpuSeconds() - before.cpuSeconds();
       usage = new RunResult.ServerUsage(cpu, 100 * cpu / measured.elapsedSeconds(), after.heapBytes(),

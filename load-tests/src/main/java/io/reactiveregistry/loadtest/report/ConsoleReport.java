@@ -29,8 +29,10 @@ public final class ConsoleReport {
     }
     if (result.serverUsage() != null) {
       RunResult.ServerUsage usage = result.serverUsage();
-      out.printf(Locale.ROOT, "server CPU: %.2f s (%.0f %% of one core on average)%s, from %s%n", usage.cpuSeconds(),
+      out.printf(Locale.ROOT, "server CPU: %.2f s (%.0f %% of one core on average)%s%s, from %s%n", usage.cpuSeconds(),
           usage.cpuPercentOfOneCore(),
+          usage.jitSeconds() < 0 ? "" : String.format(Locale.ROOT, ", of which JIT compilers %.2f s, GC %.2f s",
+              usage.jitSeconds(), usage.gcSeconds()),
           usage.heapBytesAtEnd() < 0 ? "" : String.format(Locale.ROOT, "; heap in use at the end: %.1f MB",
               usage.heapBytesAtEnd() / 1e6), usage.source());
     }

@@ -14,7 +14,6 @@ import org.jspecify.annotations.Nullable;
 public final class Addresses {
   public static final int MAX_HOST_NAME_LENGTH = 253;
   private static final Pattern LABEL = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?");
-  private static final Pattern DIGITS_AND_DOTS = Pattern.compile("[0-9.]+");
 
   private Addresses() {}
 
@@ -30,7 +29,7 @@ public final class Addresses {
       }
       return compressed(address.getAddress());
     }
-    if (DIGITS_AND_DOTS.matcher(ip).matches()) {
+    if (digitsAndDots(ip)) {
       if (!isIpv4(ip)) {
         throw new RuleViolation(field + " '" + ip + "' is not a valid IPv4 address");
       }
@@ -61,6 +60,17 @@ public final class Addresses {
     } catch (UnknownHostException notALiteral) {
       return null;
     }
+  }
+
+  /** Whether the text is only digits and dots (and not empty): an IPv4 address or nothing. */
+  private static boolean digitsAndDots(String ip) {
+    for (int i = 0; i < ip.length(); i++) {
+      char c = ip.charAt(i);
+      if ((c < '0' || c > '9') && c != '.') {
+        return false;
+      }
+    }
+    return !ip.isEmpty();
   }
 
   /** Four decimal numbers from 0 to 255, without leading zeros (which some read as octal). */

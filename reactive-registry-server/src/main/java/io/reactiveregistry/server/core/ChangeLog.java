@@ -17,10 +17,12 @@ import org.jspecify.annotations.Nullable;
  * peers.
  */
 final class ChangeLog {
+  /** Above this many claims changed in one command, their map is replaced rather than cleared. */
+  private static final int SMALL = 16;
   private final List<RegistryEvent> events = new ArrayList<>();
   private final List<DurableChange> durable = new ArrayList<>();
   /** Changes to this node's claims, the latest per instance (peers need no more). */
-  private final Map<InstanceAddress, ReplicaChange> claims = new LinkedHashMap<>();
+  private Map<InstanceAddress, ReplicaChange> claims = new LinkedHashMap<>();
   /** The digest of every claim of this node, kept up to date by {@link #claimed} and {@link #withdrawn}. */
   private int claimCount;
   private long claimsHash;
@@ -115,7 +117,13 @@ final class ChangeLog {
       return List.of();
     }
     List<ReplicaChange> taken = List.copyOf(claims.values());
-    claims.clear();
+    if (taken.size() > SMALL) {
+      // A connection's release withdraws all it owned at once; clear() would keep the table that
+      // grew for it, and walk all of it again after every later command.
+      claims = new LinkedHashMap<>();
+    } else {
+      claims.clear();
+    }
     return taken;
   }
 
