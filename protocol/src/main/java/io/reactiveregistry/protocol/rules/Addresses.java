@@ -73,19 +73,33 @@ public final class Addresses {
     return !ip.isEmpty();
   }
 
-  /** Four decimal numbers from 0 to 255, without leading zeros (which some read as octal). */
+  /**
+   * Four decimal numbers from 0 to 255, without leading zeros (which some read as octal). Read
+   * character by character: every registration and heartbeat names an address.
+   */
   private static boolean isIpv4(String ip) {
-    String[] parts = ip.split("\\.", -1);
-    if (parts.length != 4) {
-      return false;
-    }
-    for (String part : parts) {
-      if (part.isEmpty() || part.length() > 3 || part.length() > 1 && part.charAt(0) == '0'
-          || Integer.parseInt(part) > 255) {
-        return false;
+    int parts = 0;
+    int value = 0;
+    int digits = 0;
+    for (int i = 0; i <= ip.length(); i++) {
+      char c = i < ip.length() ? ip.charAt(i) : '.';
+      if (c == '.') {
+        if (digits == 0 || ++parts > 4) {
+          return false;
+        }
+        value = 0;
+        digits = 0;
+      } else {
+        if (c < '0' || c > '9' || digits > 0 && value == 0) { // not a digit, or after a leading 0
+          return false;
+        }
+        value = value * 10 + (c - '0');
+        if (++digits > 3 || value > 255) {
+          return false;
+        }
       }
     }
-    return true;
+    return parts == 4;
   }
 
   /**

@@ -70,10 +70,7 @@ final class Expiry {
   int expire(long now, int budget, Verdicts verdicts) {
     heartbeats.accrue(now);
     selfPreserving = lifecycle.selfPreservation() && heartbeats.ratio(now) < lifecycle.selfPreservationThreshold();
-    RegisteredInstance due;
-    while ((due = deadlines.pollDue(now)) != null) {
-      duePool.add(due);
-    }
+    deadlines.drainDue(now, duePool);
     if (selfPreserving) {
       return 0;
     }

@@ -223,6 +223,30 @@ class RegistryTest {
   }
 
   @Test
+  void instancesWhoseDeadlinesAreMillisecondsApartEachTurnUnhealthyAtItsOwn() {
+    // Deadlines are kept in slots of a fraction of a second: those in one slot still come due one by one.
+    for (int port = 1; port <= 100; port++) {
+      registry.register(alice, orders, true, instance("127.0.0.5", port));
+      clock.advanceMillis(1);
+    }
+    registry.takeEvents();
+    clock.advanceMillis(15_000 - 100); // the first one's deadline
+
+    for (int port = 1; port <= 100; port++) {
+      registry.expire();
+      int expected = port;
+      assertThat(registry.takeEvents()).as("at the deadline of the instance on port %d", port)
+          .singleElement().isInstanceOfSatisfying(InstanceUpserted.class, e -> {
+            assertThat(e.instance().port()).isEqualTo(expected);
+            assertThat(e.instance().healthy()).isFalse();
+          });
+      clock.advanceMillis(1);
+    }
+    registry.expire();
+    assertThat(registry.takeEvents()).isEmpty();
+  }
+
+  @Test
   void anInstanceIsRemovedExactlyAtItsDeleteTimeout() {
     registry.register(alice, orders, true, instance("127.0.0.5", 8080));
     clock.advanceMillis(15_000);
