@@ -1,12 +1,12 @@
 package io.reactiveregistry.server;
 
-import io.netty.util.ResourceLeakDetector;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.process.FatalErrors;
+import io.reactiveregistry.server.process.NettyDefaults;
 import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.security.SecurityConfig;
@@ -322,19 +322,8 @@ public final class Main implements Callable<Integer> {
   boolean inMemory;
 
   public static void main(String[] args) {
+    NettyDefaults.apply();
     System.exit(commandLine(args, System.getenv()).execute(args));
-  }
-
-  /**
-   * Netty's leak detection, unless asked for with {@code -Dio.netty.leakDetection.level}, is off in
-   * the server: even sampling one buffer in 128 records a stack trace per sample, 3-4 % of the CPU
-   * of lone requests and of pushes (load-tests/RESULTS.md). The tests, which start servers in
-   * process, keep Netty's default and catch leaks.
-   */
-  private static void quietLeakDetection() {
-    if (System.getProperty("io.netty.leakDetection.level") == null) {
-      ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-    }
   }
 
   /** Settings come from the flags, then the environment, then the file, then {@link SettingDefaults}. */
@@ -346,7 +335,6 @@ public final class Main implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     ServerConfig config = toConfig();
     FatalErrors.exitOnOutOfMemory();
-    quietLeakDetection();
     RegistryServer server = RegistryServer.start(config).block(Duration.ofMinutes(6));
     if (server == null) {
       throw new IllegalStateException("server did not start");
