@@ -82,6 +82,9 @@ final class ServerProcess implements AutoCloseable {
     command.addAll(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + maxHeap,
         "-XX:+ExitOnOutOfMemoryError", // as the README runs it
+        // C1 only: these servers live for seconds, and on two cores C2's compiling at start took
+        // the CPU the test's own clients and the other members need. Nothing tested depends on it.
+        "-XX:TieredStopAtLevel=1",
         "-XX:+AllowRedefinitionToAddDeleteMethods",
         "-cp", System.getProperty("java.class.path"), BlockHoundMain.class.getName(),
         "--host", host, "--ws-port", "0", "--http-port", "0",
