@@ -20,6 +20,19 @@ public interface DrainLoop extends Executor {
     return false;
   }
 
+  /** Whether the calling thread is this loop's own. */
+  default boolean inLoop() {
+    return false;
+  }
+
+  /**
+   * The thread behind the loop, as a key: the subscribers of a change whose loops share one are
+   * drained by one task there (see {@link SubscriberQueue#wakeAll}).
+   */
+  default Object thread() {
+    return this;
+  }
+
   /** An event loop, or any scheduled executor, as a drain loop. */
   static DrainLoop of(ScheduledExecutorService loop) {
     return new DrainLoop() {
@@ -31,6 +44,11 @@ public interface DrainLoop extends Executor {
       @Override
       public void schedule(Runnable task, long delayNanos) {
         loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+      }
+
+      @Override
+      public Object thread() {
+        return loop;
       }
     };
   }

@@ -2,7 +2,10 @@ package io.reactiveregistry.server.push;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -114,8 +117,68 @@ public final class SubscriberQueue {
     if (drainer == null) {
       drain();
     } else if (drainScheduled.compareAndSet(false, true)) {
-      submit(drainer, coalesce && pacing.paces() && framesSent ? pacing.delayAfter(lastFrameNanos) : 0);
+      submit(drainer, pacedDelay());
     }
+  }
+
+  /**
+   * Wakes the subscribers one change reached. Those drained on an event loop at once are drained
+   * by one task per loop rather than one each: a change to a view with thousands of subscribers
+   * hands each loop one task, not thousands. On the loop of the thread that made the change that
+   * task goes after what the thread is doing, so that the answer to the change's own request is
+   * written before the pushes it caused.
+   */
+  public static void wakeAll(Collection<SubscriberQueue> woken) {
+    Map<Object, LoopBatch> batches = null;
+    for (SubscriberQueue queue : woken) {
+      if (queue.drainer == null || queue.pacedDelay() > 0) {
+        queue.wake();
+      } else if (queue.drainScheduled.compareAndSet(false, true)) {
+        if (batches == null) {
+          batches = new IdentityHashMap<>(4);
+        }
+        DrainLoop loop = queue.drainer;
+        batches.computeIfAbsent(loop.thread(), thread -> new LoopBatch(loop)).queues.add(queue);
+      }
+    }
+    if (batches != null) {
+      batches.values().forEach(LoopBatch::submit);
+    }
+  }
+
+  /** The subscribers of one change that one event loop drains, in one task. */
+  private static final class LoopBatch implements Runnable {
+    private final DrainLoop loop;
+    private final List<SubscriberQueue> queues = new ArrayList<>();
+
+    LoopBatch(DrainLoop loop) {
+      this.loop = loop;
+    }
+
+    void submit() {
+      // On the calling thread's own loop: one hop to get behind the answer it is about to write.
+      executeOrRelease(loop.inLoop() ? () -> executeOrRelease(this) : this);
+    }
+
+    private void executeOrRelease(Runnable task) {
+      try {
+        loop.execute(task);
+      } catch (RejectedExecutionException stopping) {
+        queues.forEach(queue -> queue.drainScheduled.set(false)); // the loop is shutting down
+      }
+    }
+
+    @Override
+    public void run() {
+      for (SubscriberQueue queue : queues) {
+        queue.scheduledDrain();
+      }
+    }
+  }
+
+  /** How long a coalescing subscriber's next frame must wait for its {@link Pacing} window; 0: none. */
+  private long pacedDelay() {
+    return coalesce && pacing.paces() && framesSent ? pacing.delayAfter(lastFrameNanos) : 0;
   }
 
   /**

@@ -189,9 +189,7 @@ public final class RegistryRuntime {
   }
 
   private static void wake(Set<SubscriberQueue> woken) {
-    for (SubscriberQueue queue : woken) {
-      queue.wake();
-    }
+    SubscriberQueue.wakeAll(woken);
   }
 
   /**

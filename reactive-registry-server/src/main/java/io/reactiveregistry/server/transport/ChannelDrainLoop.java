@@ -32,6 +32,16 @@ final class ChannelDrainLoop implements DrainLoop {
   }
 
   @Override
+  public boolean inLoop() {
+    return channel.eventLoop().inEventLoop();
+  }
+
+  @Override
+  public Object thread() {
+    return channel.eventLoop();
+  }
+
+  @Override
   public boolean congested() {
     ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
     return buffer != null && buffer.totalPendingWriteBytes() > pauseAboveBytes;

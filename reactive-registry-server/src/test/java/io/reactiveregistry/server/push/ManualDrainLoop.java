@@ -17,6 +17,7 @@ final class ManualDrainLoop implements DrainLoop {
   private long now = 1_000_000_000L;
   private long submitted;
   private volatile boolean congested;
+  private volatile boolean callerInLoop;
 
   @Override
   public synchronized void execute(Runnable task) {
@@ -31,6 +32,16 @@ final class ManualDrainLoop implements DrainLoop {
   @Override
   public boolean congested() {
     return congested;
+  }
+
+  @Override
+  public boolean inLoop() {
+    return callerInLoop;
+  }
+
+  /** Makes the test's thread count as this loop's own (the thread that made a change is the loop's). */
+  void callerInLoop(boolean value) {
+    callerInLoop = value;
   }
 
   /** Makes the connection behind this loop congested (its peer not reading), or clear again. */

@@ -14,10 +14,13 @@ import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
@@ -154,6 +157,41 @@ class PushHubTest {
     register(runtime, 5);
     assertThat(eventLoop.pending()).as("a later change schedules another").isEqualTo(1);
     subscription.dispose();
+  }
+
+  @Test
+  void aChangeHandsEachEventLoopOneTaskHoweverManyOfItsSubscribersItReached() {
+    RegistryRuntime runtime = runtime(1_000);
+    register(runtime, 1);
+    ManualDrainLoop first = new ManualDrainLoop();
+    ManualDrainLoop second = new ManualDrainLoop();
+    List<List<ServiceEvent>> received = new ArrayList<>();
+    List<Disposable> subscriptions = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      List<ServiceEvent> events = new CopyOnWriteArrayList<>();
+      received.add(events);
+      subscriptions.add(decoded(runtime.subscribe(orders, ViewFilter.ALL, null, i % 2 == 0 ? first : second))
+          .subscribe(events::add));
+    }
+
+    register(runtime, 2);
+    assertThat(first.pending()).as("one task for the loop's 50 subscribers").isEqualTo(1);
+    assertThat(second.pending()).isEqualTo(1);
+    first.runDue();
+    second.runDue();
+    assertThat(received).allSatisfy(events ->
+        assertThat(events).extracting(ServiceEvent::type).containsExactly("SNAPSHOT", "UPSERT"));
+
+    // Made on a loop's own thread, the change's pushes go after what that thread writes next:
+    // the answer to the request that made the change.
+    first.callerInLoop(true);
+    register(runtime, 3);
+    List<String> order = new CopyOnWriteArrayList<>();
+    first.execute(() -> order.add("answer written with " + received.get(0).size() + " events pushed"));
+    first.runDue();
+    assertThat(order).containsExactly("answer written with 2 events pushed");
+    assertThat(received.get(0)).extracting(ServiceEvent::type).containsExactly("SNAPSHOT", "UPSERT", "UPSERT");
+    subscriptions.forEach(Disposable::dispose);
   }
 
   @Test
