@@ -21,6 +21,8 @@ import reactor.core.publisher.FluxSink;
  * one {@link EventBatch}.
  */
 public final class SubscriberQueue {
+  /** How many subscribers one task of a {@link LoopBatch} drains before it lets its loop do other work. */
+  static final int DRAINS_PER_TURN = 256;
   /** How soon a drain held back by a congested connection is tried again. */
   private static final long CONGESTION_RETRY_NANOS = 10_000_000;
 
@@ -150,6 +152,7 @@ public final class SubscriberQueue {
   private static final class LoopBatch implements Runnable {
     private final DrainLoop loop;
     private final List<SubscriberQueue> queues = new ArrayList<>();
+    private int next;
 
     LoopBatch(DrainLoop loop) {
       this.loop = loop;
@@ -164,14 +167,21 @@ public final class SubscriberQueue {
       try {
         loop.execute(task);
       } catch (RejectedExecutionException stopping) {
-        queues.forEach(queue -> queue.drainScheduled.set(false)); // the loop is shutting down
+        // The loop is shutting down, and the connections on it with it.
+        queues.subList(next, queues.size()).forEach(queue -> queue.drainScheduled.set(false));
       }
     }
 
     @Override
     public void run() {
-      for (SubscriberQueue queue : queues) {
-        queue.scheduledDrain();
+      // A few hundred at a time (a few milliseconds), then the loop's other work, reads included,
+      // before the rest: thousands of subscribers on one loop must not hold its reads up for long.
+      int end = Math.min(queues.size(), next + DRAINS_PER_TURN);
+      for (; next < end; next++) {
+        queues.get(next).scheduledDrain();
+      }
+      if (next < queues.size()) {
+        executeOrRelease(this);
       }
     }
   }

@@ -195,6 +195,29 @@ class PushHubTest {
   }
 
   @Test
+  void aLoopWithThousandsOfSubscribersDrainsThemAFewHundredAtATimeLettingOtherWorkIn() {
+    RegistryRuntime runtime = runtime(1_000);
+    register(runtime, 1);
+    ManualDrainLoop loop = new ManualDrainLoop();
+    List<List<ServiceEvent>> received = new ArrayList<>();
+    List<Disposable> subscriptions = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      List<ServiceEvent> events = new CopyOnWriteArrayList<>();
+      received.add(events);
+      subscriptions.add(decoded(runtime.subscribe(orders, ViewFilter.ALL, null, loop)).subscribe(events::add));
+    }
+
+    register(runtime, 2);
+    List<Long> pushedWhenOtherWorkRan = new CopyOnWriteArrayList<>();
+    loop.execute(() -> pushedWhenOtherWorkRan.add(received.stream().filter(events -> events.size() == 2).count()));
+    loop.runDue();
+
+    assertThat(pushedWhenOtherWorkRan).containsExactly((long) SubscriberQueue.DRAINS_PER_TURN);
+    assertThat(received).allSatisfy(events -> assertThat(events).hasSize(2));
+    subscriptions.forEach(Disposable::dispose);
+  }
+
+  @Test
   void aSlowSubscribersBacklogCollapsesIntoOneFreshSnapshot() {
     RegistryRuntime runtime = runtime(10);
     register(runtime, 1);
