@@ -21,7 +21,7 @@ public final class NettyDefaults {
     }
     if (System.getProperty(EVENT_LOOPS) == null) {
       // One event loop per core, where Reactor Netty would start at least four: nothing blocks
-      // the server's loops, and on two cores four loops sleep and wake twice as often for frames
+      // the server's loops, and on two cores four loops sleep and wake more often for frames
       // that arrive alone — 10-15 % more CPU for lone heartbeats and for pushes (RESULTS.md).
       System.setProperty(EVENT_LOOPS, Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors())));
     }

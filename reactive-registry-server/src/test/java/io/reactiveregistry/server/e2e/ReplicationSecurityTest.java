@@ -51,10 +51,8 @@ class ReplicationSecurityTest {
         ServerProcess n2 = ServerProcess.awaitListening(started2, dir.resolve("n2.log"));
         WireClient app = WireClient.connectTls(free.get(0), "app", tls).bearer(OPERATOR);
         WireClient reader = WireClient.connectTls(free.get(1), "reader", tls).bearer(OPERATOR)) {
-      await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
-        List<ClusterInfo.Peer> peers = reader.call("server.info", "{}", ServerInfo.class).cluster().replication();
-        return peers.size() == 1 && peers.get(0).connected();
-      });
+      // Each member replicates from the other over a link of its own: wait for both.
+      await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> replicating(reader) && replicating(app));
       app.call("instance.register", ReplicationEndToEndTest.ephemeral("secured", "127.0.4.1", 8443));
       await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
           reader.call("service.query", "{\"service\":\"secured\"}", ServiceSnapshot.class).instances())
@@ -89,5 +87,11 @@ class ReplicationSecurityTest {
         "--tls-cert-file", certificate[0].toString(), "--tls-key-file", certificate[1].toString(),
         "--tls-client-ca-file", ca.certificate().toString(), "--token-file", tokens.toString(),
         "--peer-token-file", peerToken.toString());
+  }
+
+  /** Whether the member the client is connected to replicates from its one peer. */
+  private static boolean replicating(WireClient client) {
+    List<ClusterInfo.Peer> peers = client.call("server.info", "{}", ServerInfo.class).cluster().replication();
+    return peers.size() == 1 && peers.get(0).connected();
   }
 }
