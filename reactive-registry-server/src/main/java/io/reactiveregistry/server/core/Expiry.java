@@ -70,7 +70,10 @@ final class Expiry {
   int expire(long now, int budget, Verdicts verdicts) {
     heartbeats.accrue(now);
     selfPreserving = lifecycle.selfPreservation() && heartbeats.ratio(now) < lifecycle.selfPreservationThreshold();
-    deadlines.drainDue(now, duePool);
+    RegisteredInstance due;
+    while ((due = deadlines.pollDue(now)) != null) {
+      duePool.add(due);
+    }
     if (selfPreserving) {
       return 0;
     }

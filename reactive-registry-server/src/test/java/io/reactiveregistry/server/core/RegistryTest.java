@@ -224,7 +224,6 @@ class RegistryTest {
 
   @Test
   void instancesWhoseDeadlinesAreMillisecondsApartEachTurnUnhealthyAtItsOwn() {
-    // Deadlines are kept in slots of a fraction of a second: those in one slot still come due one by one.
     for (int port = 1; port <= 100; port++) {
       registry.register(alice, orders, true, instance("127.0.0.5", port));
       clock.advanceMillis(1);

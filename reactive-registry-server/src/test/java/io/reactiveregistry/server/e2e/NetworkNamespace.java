@@ -1,15 +1,21 @@
 package io.reactiveregistry.server.e2e;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A non-loopback peer made by the test itself, the only kind a test here may talk to: a Linux
  * network namespace joined to the test's own by a veth pair with two addresses of a
- * documentation range (192.0.2.0/24, never routed anywhere). A server started in it ({@link
+ * documentation range (RFC 5737, never routed anywhere) that no interface of this machine uses —
+ * some machines number their own interface from one of them, and the test must never reach this
+ * machine's own interface instead of its peer. A server started in it ({@link
  * ServerProcess#startIn}) sees the test's connections come from {@link #hostAddress()}, which is
  * not a loopback address. Needs root (or CAP_NET_ADMIN); {@link #create()} says when the machine
  * does not allow it. {@link #close()} removes the namespace and the pair.
@@ -27,7 +33,7 @@ final class NetworkNamespace implements AutoCloseable {
     this.namespaceAddress = namespaceAddress;
   }
 
-  /** A namespace and its link, or null when this machine does not let the test make them. */
+  /** A namespace and its link, or null when this machine does not let the test make them (or uses every range). */
   static NetworkNamespace create() throws IOException, InterruptedException {
     long pid = ProcessHandle.current().pid();
     // Names and a /30 of their own per test JVM, so that two runs on one machine do not collide.
@@ -35,8 +41,12 @@ final class NetworkNamespace implements AutoCloseable {
     String name = "rr-test-" + pid;
     String hostSide = "rrh" + pid % 1_000_000;
     String nsSide = "rrn" + pid % 1_000_000;
-    String hostAddress = "192.0.2." + (4 * block + 1);
-    String namespaceAddress = "192.0.2." + (4 * block + 2);
+    String range = unusedDocumentationRange();
+    if (range == null) {
+      return null;
+    }
+    String hostAddress = range + (4 * block + 1);
+    String namespaceAddress = range + (4 * block + 2);
     NetworkNamespace namespace = new NetworkNamespace(name, hostSide, hostAddress, namespaceAddress);
     if (!run("ip", "netns", "add", name)) {
       return null;
@@ -58,6 +68,22 @@ final class NetworkNamespace implements AutoCloseable {
       namespace.close();
       throw e;
     }
+  }
+
+  /** The first of the documentation ranges (as its first three octets) that no local interface is in. */
+  private static String unusedDocumentationRange() throws SocketException {
+    List<String> inUse = new ArrayList<>();
+    for (NetworkInterface device : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+      for (InetAddress address : Collections.list(device.getInetAddresses())) {
+        inUse.add(address.getHostAddress());
+      }
+    }
+    for (String range : List.of("198.51.100.", "203.0.113.", "192.0.2.")) {
+      if (inUse.stream().noneMatch(address -> address.startsWith(range))) {
+        return range;
+      }
+    }
+    return null;
   }
 
   /** The test's side of the link: where its connections come from, as the server sees them. */

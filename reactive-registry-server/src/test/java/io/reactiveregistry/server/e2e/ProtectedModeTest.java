@@ -36,7 +36,9 @@ class ProtectedModeTest {
   @BeforeAll
   static void makeANonLoopbackPeer() throws Exception {
     namespace = NetworkNamespace.create();
-    assumeTrue(namespace != null, "this machine does not let the test make a network namespace (needs root)");
+    assumeTrue(namespace != null,
+        "this machine does not let the test make a network namespace (needs root), "
+            + "or its interfaces use every documentation range");
   }
 
   @AfterAll
