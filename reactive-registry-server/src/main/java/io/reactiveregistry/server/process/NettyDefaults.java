@@ -4,8 +4,8 @@ import io.netty.util.ResourceLeakDetector;
 
 /**
  * What the server process changes in Netty's and Reactor Netty's defaults, each unless set with
- * its own system property. Applied by {@code Main} before anything starts; the tests, which start
- * servers in process, keep the libraries' defaults.
+ * its own system property. Applied by {@code Main} before anything starts (server processes in the
+ * tests too); tests that start a server inside their own JVM keep the libraries' defaults.
  */
 public final class NettyDefaults {
   static final String LEAK_DETECTION = "io.netty.leakDetection.level";
