@@ -26,11 +26,6 @@ public final class ServerCpu {
     }
   }
 
-  /** User plus system CPU seconds so far, or -1 when it cannot be read. */
-  public static double cpuSeconds(long pid) {
-    return read(pid).total();
-  }
-
   /** The process's CPU so far, with its JIT and GC threads' share; {@link Reading#UNKNOWN} if unreadable. */
   public static Reading read(long pid) {
     Path process = Path.of("/proc", Long.toString(pid));

@@ -149,7 +149,7 @@ public final class RegistryRuntime {
     synchronized (monitor) {
       applied = applyLocked(command, answered);
     }
-    wake(applied.woken);
+    SubscriberQueue.wakeAll(applied.woken);
     if (log.isTraceEnabled()) {
       log.trace("{} -> {}", command, applied.outcome);
     }
@@ -188,10 +188,6 @@ public final class RegistryRuntime {
     return new Applied(outcome, outcome instanceof Refused ? null : durable, woken);
   }
 
-  private static void wake(Set<SubscriberQueue> woken) {
-    SubscriberQueue.wakeAll(woken);
-  }
-
   /**
    * Queues changes for storage. In a cluster the write is tracked until the log commits it, and
    * if it fails, what it changed here is put back to what the log holds ({@link PendingWrites}).
@@ -221,7 +217,7 @@ public final class RegistryRuntime {
       }
       applied = applyLocked(new Command.ApplyCommitted(committedOrRemoved(subjects), false), false);
     }
-    wake(applied.woken);
+    SubscriberQueue.wakeAll(applied.woken);
   }
 
   /** The committed value of each subject, or its removal when the log holds none, in an order to apply. */
@@ -265,7 +261,7 @@ public final class RegistryRuntime {
           }
           applied = applyLocked(new Command.ApplyCommitted(theirs, false), false);
         }
-        wake(applied.woken);
+        SubscriberQueue.wakeAll(applied.woken);
       }
 
       @Override
@@ -274,7 +270,7 @@ public final class RegistryRuntime {
         synchronized (monitor) {
           applied = applyLocked(new Command.ApplyCommitted(values, true), false);
         }
-        wake(applied.woken);
+        SubscriberQueue.wakeAll(applied.woken);
       }
     };
   }

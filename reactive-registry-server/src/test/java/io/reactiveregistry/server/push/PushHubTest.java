@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -40,6 +41,18 @@ class PushHubTest {
 
   private void register(RegistryRuntime runtime, int port) {
     runtime.execute(new Command.Register(alice, orders, true, instance(port, null)));
+  }
+
+  /** {@code count} subscribers of orders, the i-th drained on {@code loops.apply(i)}; each one's events in {@code received}. */
+  private List<Disposable> subscribe(RegistryRuntime runtime, int count, IntFunction<DrainLoop> loops,
+      List<List<ServiceEvent>> received) {
+    List<Disposable> subscriptions = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      List<ServiceEvent> events = new CopyOnWriteArrayList<>();
+      received.add(events);
+      subscriptions.add(decoded(runtime.subscribe(orders, ViewFilter.ALL, null, loops.apply(i))).subscribe(events::add));
+    }
+    return subscriptions;
   }
 
   private static Flux<ServiceEvent> decoded(Flux<byte[]> stream) {
@@ -166,13 +179,7 @@ class PushHubTest {
     ManualDrainLoop first = new ManualDrainLoop();
     ManualDrainLoop second = new ManualDrainLoop();
     List<List<ServiceEvent>> received = new ArrayList<>();
-    List<Disposable> subscriptions = new ArrayList<>();
-    for (int i = 0; i < 100; i++) {
-      List<ServiceEvent> events = new CopyOnWriteArrayList<>();
-      received.add(events);
-      subscriptions.add(decoded(runtime.subscribe(orders, ViewFilter.ALL, null, i % 2 == 0 ? first : second))
-          .subscribe(events::add));
-    }
+    List<Disposable> subscriptions = subscribe(runtime, 100, i -> i % 2 == 0 ? first : second, received);
 
     register(runtime, 2);
     assertThat(first.pending()).as("one task for the loop's 50 subscribers").isEqualTo(1);
@@ -200,12 +207,7 @@ class PushHubTest {
     register(runtime, 1);
     ManualDrainLoop loop = new ManualDrainLoop();
     List<List<ServiceEvent>> received = new ArrayList<>();
-    List<Disposable> subscriptions = new ArrayList<>();
-    for (int i = 0; i < 1_000; i++) {
-      List<ServiceEvent> events = new CopyOnWriteArrayList<>();
-      received.add(events);
-      subscriptions.add(decoded(runtime.subscribe(orders, ViewFilter.ALL, null, loop)).subscribe(events::add));
-    }
+    List<Disposable> subscriptions = subscribe(runtime, 1_000, i -> loop, received);
 
     register(runtime, 2);
     List<Long> pushedWhenOtherWorkRan = new CopyOnWriteArrayList<>();
