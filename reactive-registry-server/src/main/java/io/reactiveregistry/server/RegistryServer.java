@@ -21,6 +21,8 @@ import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.PeerAccess;
 import io.reactiveregistry.server.replication.Replication;
+import io.reactiveregistry.server.request.RequestLayer;
+import io.reactiveregistry.server.request.ServerIdentity;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.FailedAuthentications;
@@ -33,7 +35,6 @@ import io.reactiveregistry.server.storage.RatisStore;
 import io.reactiveregistry.server.tls.ReloadingSslContext;
 import io.reactiveregistry.server.tls.TlsFiles;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
-import io.reactiveregistry.server.transport.ServerIdentity;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import java.io.IOException;
 import java.io.InputStream;
@@ -179,19 +180,21 @@ public final class RegistryServer implements Disposable {
         log.warn("--allow-unauthenticated: connections from any address are served without credentials; whoever "
             + "reaches the ports can register, deregister and administer everything");
       }
-      RSocketEndpoint endpoint = new RSocketEndpoint(runtime, trace, identity, config.limits(), clock, serverMeters,
+      RequestLayer layer = new RequestLayer(runtime, trace, identity, clock, serverMeters,
           () -> store == null ? "IN_MEMORY" : storageFailure.get() == null ? "OK" : "FAILED: " + storageFailure.get(),
-          protectedMode, access, tls, replication);
+          access, replication);
+      RSocketEndpoint endpoint = new RSocketEndpoint(layer, config.limits(), clock, serverMeters, protectedMode,
+          access, tls);
       registerGauges(serverMeters, runtime, endpoint);
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
       AtomicBoolean ready = new AtomicBoolean();
-      HttpEndpoint httpEndpoint = new HttpEndpoint(runtime, meters,
+      HttpEndpoint httpEndpoint = new HttpEndpoint(layer, meters,
           () -> ready.get() && storageFailure.get() == null,
           Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure,
           new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
               serverMeters.connectionsRefused("http", "address")),
           protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls,
-          () -> clusterStatus == null ? null : clusterStatus.get(), endpoint.httpRoutes());
+          () -> clusterStatus == null ? null : clusterStatus.get());
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = restored == null ? Mono.empty()

@@ -11,29 +11,21 @@ import io.netty.handler.ssl.SslHandler;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
-import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.Query;
-import io.reactiveregistry.protocol.message.ServiceList;
+import io.reactiveregistry.protocol.message.ServiceListQuery;
 import io.reactiveregistry.protocol.message.TraceQuery;
-import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.cluster.ClusterStatus;
-import io.reactiveregistry.server.core.ServiceKey;
-import io.reactiveregistry.server.core.ServiceView;
-import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.ErrorTable;
 import io.reactiveregistry.server.errors.WireError;
-import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.request.Answer;
+import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.Credential;
-import io.reactiveregistry.server.security.Permission;
 import io.reactiveregistry.server.security.Principal;
 import io.reactiveregistry.server.security.ProtectedMode;
 import io.reactiveregistry.server.tls.ClientCertificates;
-import io.reactiveregistry.server.transport.HttpRoutes;
-import io.reactiveregistry.server.wire.ServicePages;
-import io.reactiveregistry.server.wire.WireViews;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +48,7 @@ import reactor.netty.http.server.HttpServerResponse;
  * {@code /api/v1/services?namespace=&group=&prefix=&page=&pageSize=} (paged like {@code service.list})
  * and {@code /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=} ({@code clusters}
  * repeated or comma-separated); for callers without RSocket, {@code POST /api/v1/{route}} with the
- * route's JSON body ({@link HttpRoutes}) and {@code GET /api/v1/watch/{namespace}/{group}/{service}},
+ * route's JSON body and {@code GET /api/v1/watch/{namespace}/{group}/{service}},
  * a {@code service.subscribe} stream as server-sent events ({@link ServerSentEvents}), and
  * {@code GET /api/v1/trace}, the audit trail the same way. The API is
  * described in {@code docs/openapi.json}. Errors are the contract's JSON,
@@ -78,7 +70,6 @@ public final class HttpEndpoint {
    */
   private static final Duration SSE_GATHER = Duration.ofMillis(100);
 
-  private final RegistryRuntime runtime;
   private final PrometheusMeterRegistry meters;
   private final BooleanSupplier ready;
 
@@ -92,25 +83,25 @@ public final class HttpEndpoint {
   private final @Nullable SslContext tls;
   /** This node's latest view of its cluster; null when durable state is kept in memory only. */
   private final Supplier<@Nullable ClusterStatus> cluster;
-  private final HttpRoutes routes;
+  /** Where every request goes once its caller is known. */
+  private final RequestLayer layer;
   private final Dashboard dashboard = Dashboard.load();
 
   /**
    * @param failure what failed beyond repair without a restart (durable storage), or null while
    *     nothing has: {@code /health} then answers 503 DOWN, so that a supervisor restarts the server
    */
-  public HttpEndpoint(RegistryRuntime runtime, PrometheusMeterRegistry meters, BooleanSupplier ready,
+  public HttpEndpoint(RequestLayer layer, PrometheusMeterRegistry meters, BooleanSupplier ready,
       Duration idleTimeout, Supplier<String> failure, ConnectionDoor door, ProtectedMode protectedMode,
       Counter refusedByProtectedMode, Access access, @Nullable SslContext tls,
-      Supplier<@Nullable ClusterStatus> cluster, HttpRoutes routes) {
-    this.routes = routes;
+      Supplier<@Nullable ClusterStatus> cluster) {
+    this.layer = layer;
     this.tls = tls;
     this.cluster = cluster;
     this.access = access;
     this.door = door;
     this.protectedMode = protectedMode;
     this.refusedByProtectedMode = refusedByProtectedMode;
-    this.runtime = runtime;
     this.meters = meters;
     this.ready = ready;
     this.idleTimeout = idleTimeout;
@@ -146,9 +137,8 @@ public final class HttpEndpoint {
             })
             .get("/metrics", this::metrics)
             .get("/api/v1/cluster", this::cluster)
-            .get("/api/v1/services", (request, response) -> answer(response, () -> list(request)))
-            .get("/api/v1/services/{namespace}/{group}/{service}",
-                (request, response) -> answer(response, () -> snapshot(request)))
+            .get("/api/v1/services", this::list)
+            .get("/api/v1/services/{namespace}/{group}/{service}", this::snapshot)
             .get("/api/v1/watch/{namespace}/{group}/{service}", this::watch)
             .get("/api/v1/trace", this::trace)
             .post("/api/v1/{route}", this::call)
@@ -163,14 +153,32 @@ public final class HttpEndpoint {
    */
   private Publisher<Void> call(HttpServerRequest request, HttpServerResponse response) {
     Route route = Route.byName(request.param("route")).orElse(null);
-    if (route == null || !HttpRoutes.callable(route)) {
+    if (route == null || !RequestLayer.callableOverHttp(route)) {
       return unrouted(request, response);
     }
     return RequestBodies.read(request, MAX_BODY_BYTES)
-        .flatMap(body -> routes.call(route, principalOf(request), Unpooled.wrappedBuffer(body)))
-        .onErrorResume(RuntimeException.class, e -> Mono.just(HttpRoutes.refusal(e)))
-        .flatMap(reply -> response.status(reply.status()).header("Content-Type", JSON)
-            .sendByteArray(Mono.just(reply.json())).then());
+        .flatMap(body -> {
+          Principal principal = principalOf(request);
+          return route == Route.INSTANCE_HEARTBEAT // answered over HTTP, unlike RSocket's fire-and-forget
+              ? Mono.just(layer.beat(layer.http(), principal, Unpooled.wrappedBuffer(body)))
+              : layer.call(layer.http(), principal, route, Unpooled.wrappedBuffer(body));
+        })
+        .onErrorResume(RuntimeException.class, e -> Mono.just(Answer.refusal(e)))
+        .flatMap(answer -> send(response, answer).then());
+  }
+
+  /** An answer as HTTP carries it: the JSON with 200, or the refusal's body with its status. */
+  private static Mono<Void> send(HttpServerResponse response, Answer answer) {
+    if (answer instanceof Answer.Served served) {
+      return response.status(HttpResponseStatus.OK).header(HttpHeaderNames.CONTENT_TYPE, JSON)
+          .sendByteArray(Mono.just(served.json())).then();
+    }
+    WireError error = ((Answer.Refused) answer).error();
+    if (error.httpStatus() == HttpResponseStatus.UNAUTHORIZED.code()) {
+      response.header(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+    }
+    return response.status(error.httpStatus()).header(HttpHeaderNames.CONTENT_TYPE, JSON)
+        .sendByteArray(Mono.just(JsonCodec.json().encode(error.body()))).then();
   }
 
   /**
@@ -187,8 +195,7 @@ public final class HttpEndpoint {
       Query query = new Query(request.param("namespace"), request.param("group"), request.param("service"),
           clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")),
           from == null ? null : from.revision(), from == null ? null : from.node(), coalesce ? Boolean.TRUE : null);
-      Flux<byte[]> events = routes.subscribe(principalOf(request),
-          Unpooled.wrappedBuffer(JsonCodec.json().encode(query)));
+      Flux<byte[]> events = layer.subscribe(principalOf(request), query, null);
       return eventStream(response, ServerSentEvents.of(events, SSE_KEEPALIVE,
           coalesce ? SSE_GATHER : Duration.ZERO));
     } catch (RuntimeException e) {
@@ -201,7 +208,7 @@ public final class HttpEndpoint {
     try {
       Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
       TraceQuery query = new TraceQuery(first(params, "namespace"), first(params, "group"), first(params, "service"));
-      Flux<byte[]> events = routes.trace(principalOf(request), Unpooled.wrappedBuffer(JsonCodec.json().encode(query)));
+      Flux<byte[]> events = layer.trace(principalOf(request), query);
       return eventStream(response, ServerSentEvents.named("trace", events, SSE_KEEPALIVE, SSE_GATHER));
     } catch (RuntimeException e) {
       return refusal(response, e);
@@ -218,7 +225,7 @@ public final class HttpEndpoint {
   /** The metrics name no service or instance: any principal may read them. */
   private Publisher<Void> metrics(HttpServerRequest request, HttpServerResponse response) {
     try {
-      access.require(principalOf(request), null, null);
+      layer.requirePrincipal(principalOf(request));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }
@@ -229,13 +236,13 @@ public final class HttpEndpoint {
   /** The cluster's members and their state names no service: any principal may read it. */
   private Publisher<Void> cluster(HttpServerRequest request, HttpServerResponse response) {
     try {
-      access.require(principalOf(request), null, null);
+      layer.requirePrincipal(principalOf(request));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }
     ClusterStatus status = cluster.get();
     return status == null
-        ? json(response, HttpResponseStatus.NOT_FOUND, new ErrorBody(ErrorCode.NOT_FOUND.name(),
+        ? refusal(response, new EdgeRefusal(ErrorCode.NOT_FOUND,
             "this server keeps durable state in memory only (--in-memory): it belongs to no cluster"))
         : json(response, HttpResponseStatus.OK, status.toInfo());
   }
@@ -258,44 +265,33 @@ public final class HttpEndpoint {
     return access.authenticate(header.substring(BEARER.length()).trim(), request.remoteAddress()).principal();
   }
 
-  private ServiceList list(HttpServerRequest request) {
-    Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
-    String namespace = Names.orDefault("namespace", first(params, "namespace"), ServiceKey.DEFAULT_NAMESPACE);
-    access.require(principalOf(request), Permission.READ, namespace);
-    String group = first(params, "group") == null ? null : Names.require("group", first(params, "group"));
-    Integer page = whole(params, "page");
-    Integer pageSize = whole(params, "pageSize");
-    return ServicePages.page(runtime.read(registry -> registry.list(namespace, group, first(params, "prefix"))),
-        page, pageSize);
-  }
-
-  private Object snapshot(HttpServerRequest request) {
-    Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
-    ServiceKey key = ServiceKey.of(request.param("namespace"), request.param("group"), request.param("service"));
-    access.require(principalOf(request), Permission.READ, key.namespace());
-    ViewFilter filter = ViewFilter.of(clusters(params.get("clusters")), Boolean.parseBoolean(first(params,
-        "healthyOnly")));
-    ServiceView view = runtime.read(registry -> registry.view(key, filter));
-    if (!view.exists()) {
-      throw new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist");
-    }
-    return WireViews.snapshot(view);
-  }
-
-  private Publisher<Void> answer(HttpServerResponse response, Supplier<Object> body) {
+  /** {@code GET /api/v1/services?namespace=&group=&prefix=&page=&pageSize=}: {@code service.list}. */
+  private Publisher<Void> list(HttpServerRequest request, HttpServerResponse response) {
     try {
-      return json(response, HttpResponseStatus.OK, body.get());
+      Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
+      ServiceListQuery query = new ServiceListQuery(first(params, "namespace"), first(params, "group"),
+          first(params, "prefix"), whole(params, "page"), whole(params, "pageSize"));
+      return send(response, layer.list(principalOf(request), query));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }
   }
 
-  private static Publisher<Void> refusal(HttpServerResponse response, RuntimeException e) {
-    WireError error = ErrorTable.of(e);
-    if (error.httpStatus() == HttpResponseStatus.UNAUTHORIZED.code()) {
-      response.header(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+  /** {@code GET /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=}: the view now. */
+  private Publisher<Void> snapshot(HttpServerRequest request, HttpServerResponse response) {
+    try {
+      Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
+      Query query = new Query(request.param("namespace"), request.param("group"), request.param("service"),
+          clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")));
+      return send(response, layer.view(principalOf(request), query));
+    } catch (RuntimeException e) {
+      return refusal(response, e);
     }
-    return json(response, HttpResponseStatus.valueOf(error.httpStatus()), error.body());
+  }
+
+  /** A request refused before it reached the request layer (a token not valid, a parameter not a number). */
+  private static Publisher<Void> refusal(HttpServerResponse response, RuntimeException e) {
+    return send(response, Answer.refusal(e));
   }
 
   /**
@@ -304,23 +300,21 @@ public final class HttpEndpoint {
    */
   private Publisher<Void> forbidden(HttpServerRequest request, HttpServerResponse response) {
     refusedByProtectedMode.increment();
-    return json(response, HttpResponseStatus.FORBIDDEN,
-        new ErrorBody(ErrorCode.FORBIDDEN.name(), protectedMode.refusal(request.remoteAddress())));
+    return refusal(response, new EdgeRefusal(ErrorCode.FORBIDDEN, protectedMode.refusal(request.remoteAddress())));
   }
 
   private Publisher<Void> unrouted(HttpServerRequest request, HttpServerResponse response) {
     String path = new QueryStringDecoder(request.uri()).path();
     Route route = path.startsWith("/api/v1/") ? Route.byName(path.substring("/api/v1/".length())).orElse(null) : null;
-    if (route != null && HttpRoutes.callable(route)) {
-      return json(response.header("Allow", "POST"), HttpResponseStatus.METHOD_NOT_ALLOWED,
-          new ErrorBody(ErrorCode.UNKNOWN_ROUTE.name(), request.method() + " is not served on " + path + "; use POST"));
-    }
     boolean known = PATHS.contains(path) || path.startsWith("/api/v1/services/") || path.startsWith("/api/v1/watch/");
-    return known
-        ? json(response.header("Allow", "GET"), HttpResponseStatus.METHOD_NOT_ALLOWED,
-            new ErrorBody(ErrorCode.UNKNOWN_ROUTE.name(), request.method() + " is not served on " + path + "; use GET"))
-        : json(response, HttpResponseStatus.NOT_FOUND,
-            new ErrorBody(ErrorCode.UNKNOWN_ROUTE.name(), "no such path: " + path));
+    String allowed = route != null && RequestLayer.callableOverHttp(route) ? "POST" : known ? "GET" : null;
+    if (allowed == null) {
+      return refusal(response, new EdgeRefusal(ErrorCode.UNKNOWN_ROUTE, "no such path: " + path));
+    }
+    // The contract's code for a route not served, with HTTP's own status for a method not allowed.
+    WireError error = ErrorTable.of(new EdgeRefusal(ErrorCode.UNKNOWN_ROUTE,
+        request.method() + " is not served on " + path + "; use " + allowed));
+    return json(response.header("Allow", allowed), HttpResponseStatus.METHOD_NOT_ALLOWED, error.body());
   }
 
   private static Publisher<Void> json(HttpServerResponse response, HttpResponseStatus status, Object body) {

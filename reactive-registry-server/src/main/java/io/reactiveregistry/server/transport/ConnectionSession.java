@@ -5,25 +5,20 @@ import io.netty.util.internal.ThreadExecutorMap;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Route;
-import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
-import io.reactiveregistry.server.core.Command;
-import io.reactiveregistry.server.core.Outcome;
-import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.errors.EdgeRefusal;
-import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.push.DrainLoop;
-import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.request.Answer;
+import io.reactiveregistry.server.request.RequestLayer;
+import io.reactiveregistry.server.request.Session;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.Principal;
-import io.reactiveregistry.server.wire.CommandDecoder;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.util.DefaultPayload;
 import java.net.SocketAddress;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
@@ -34,15 +29,15 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * One client connection: the responder for its requests, and the owner of the ephemeral
- * instances it registers. {@link #release()} is called once, when the connection closes.
+ * One client connection: the responder for its requests, which it hands to the {@link RequestLayer}
+ * with the caller's principal; its {@link Session} owns the ephemeral instances it registers.
+ * {@link #release()} is called once, when the connection closes.
  */
 final class ConnectionSession implements RSocket {
   private static final Logger log = LoggerFactory.getLogger(ConnectionSession.class);
 
-  private final Owner owner;
-  private final RequestHandlers handlers;
-  private final RegistryRuntime runtime;
+  private final Session session;
+  private final RequestLayer layer;
   private final ServerLimits limits;
   private final ServerMeters meters;
   private final AtomicInteger subscriptions = new AtomicInteger();
@@ -55,16 +50,14 @@ final class ConnectionSession implements RSocket {
   /** Who the SETUP's token speaks for, as the token file says now; null without one. */
   private volatile @Nullable Principal principal;
 
-  ConnectionSession(Owner owner, RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits,
-      ServerMeters meters, Access access, @Nullable Principal principal, SocketAddress remote,
-      @Nullable DrainLoop drainLoop) {
+  ConnectionSession(Session session, RequestLayer layer, ServerLimits limits, ServerMeters meters, Access access,
+      @Nullable Principal principal, SocketAddress remote, @Nullable DrainLoop drainLoop) {
     this.remote = remote;
     this.drainLoop = drainLoop;
     this.access = access;
     this.principal = principal;
-    this.owner = owner;
-    this.handlers = handlers;
-    this.runtime = runtime;
+    this.session = session;
+    this.layer = layer;
     this.limits = limits;
     this.meters = meters;
   }
@@ -81,8 +74,8 @@ final class ConnectionSession implements RSocket {
     return eventLoop == null ? null : DrainLoop.of(eventLoop);
   }
 
-  Owner owner() {
-    return owner;
+  Session session() {
+    return session;
   }
 
   /** How many subscriptions (of views and of the audit trail) it holds open now. */
@@ -100,7 +93,10 @@ final class ConnectionSession implements RSocket {
     this.principal = now;
   }
 
-  /** Who a request acts for: its own bearer token's principal, else its connection's (null: nobody). */
+  /**
+   * Who a request acts for: its own bearer token's principal, else its connection's (null: nobody).
+   * A request's own token is checked like a SETUP's, guessing limit included.
+   */
   private @Nullable Principal principalOf(RouteResolver.Resolved request) {
     if (!access.required()) {
       return null;
@@ -116,18 +112,8 @@ final class ConnectionSession implements RSocket {
       RouteResolver.Resolved request = RouteResolver.resolveWithToken(payload, Interaction.REQUEST_RESPONSE);
       route = request.route();
       checkSize(payload);
-      Principal caller = principalOf(request);
-      if (!CommandDecoder.decodes(route)) {
-        return reply(route, start, handlers.read(caller, route, payload.sliceData()));
-      }
-      CompletableFuture<Outcome> outcome = handlers.command(owner, caller, route, payload.sliceData());
-      if (outcome.isDone()) { // in memory only: answered at once
-        return reply(route, start, RequestHandlers.answer(outcome.join())); // join rethrows, caught below
-      }
-      Route answered = route;
-      return Mono.fromFuture(outcome, true)
-          .onErrorMap(error -> refused(answered, start, error))
-          .flatMap(value -> reply(answered, start, RequestHandlers.answer(value)));
+      Mono<Answer> answer = layer.call(session, principalOf(request), route, payload.sliceData());
+      return answer.flatMap(ConnectionSession::framed);
     } catch (RuntimeException | Error e) { // an Error too: only the contract's JSON reaches a client
       return Mono.error(refused(route, start, e));
     } finally {
@@ -135,26 +121,19 @@ final class ConnectionSession implements RSocket {
     }
   }
 
-  /** The payload of an answer, or the error of a refusal, counted by route (and code). */
-  private Mono<Payload> reply(Route route, long start, RequestHandlers.Answer answer) {
-    if (answer instanceof RequestHandlers.Answer.Json encoded) {
-      return answered(route, start, encoded.json());
+  /** An answer as RSocket carries it: the JSON as the payload's data, a refusal as an APPLICATION_ERROR. */
+  private static Mono<Payload> framed(Answer answer) {
+    if (answer instanceof Answer.Served served) {
+      return Mono.just(DefaultPayload.create(served.json()));
     }
-    if (answer instanceof RequestHandlers.Answer.Body body) {
-      return answered(route, start, JsonCodec.json().encode(body.body()));
-    }
-    WireError error = ((RequestHandlers.Answer.Refusal) answer).error();
-    meters.request(route, start, error.code());
-    return Mono.error(ErrorMapping.toWire(error.body()));
+    return Mono.error(ErrorMapping.toWire(((Answer.Refused) answer).error().body()));
   }
 
-  private Mono<Payload> answered(Route route, long start, byte[] json) {
-    meters.request(route, start, null);
-    return Mono.just(DefaultPayload.create(json));
-  }
-
-  /** The wire error for a refused request, counted by route and code. */
-  private Throwable refused(Route route, long start, Throwable error) {
+  /**
+   * The wire error for a request refused here, before the request layer took it (no route, a body
+   * too large, a token not valid), counted by route and code.
+   */
+  private Throwable refused(@Nullable Route route, long start, Throwable error) {
     ErrorBody body = ErrorMapping.body(error);
     ErrorCode code = ErrorCode.valueOf(body.code());
     if (route == null) {
@@ -173,23 +152,23 @@ final class ConnectionSession implements RSocket {
       RouteResolver.Resolved request = RouteResolver.resolveWithToken(payload, Interaction.REQUEST_STREAM);
       route = request.route();
       checkSize(payload);
+      Principal caller = principalOf(request);
       if (subscriptions.incrementAndGet() > limits.maxSubscriptionsPerConnection()) {
         subscriptions.decrementAndGet();
         throw new EdgeRefusal(ErrorCode.LIMIT_EXCEEDED, "this connection already has "
             + limits.maxSubscriptionsPerConnection() + " open subscriptions, the most allowed");
       }
+      Flux<byte[]> events;
       try {
         // Called on the connection's event loop: its events are written from there.
-        Flux<Payload> stream = handlers.stream(principalOf(request), route, payload.sliceData(), drainLoop())
-            .map(DefaultPayload::create)
-            .onErrorMap(error -> !(error instanceof ApplicationErrorException), ErrorMapping::toWire)
-            .doFinally(signal -> subscriptions.decrementAndGet());
-        meters.request(route, start, null);
-        return stream;
-      } catch (RuntimeException | Error e) {
+        events = layer.stream(caller, route, payload.sliceData(), drainLoop());
+      } catch (RuntimeException | Error e) { // refused, and counted, by the layer
         subscriptions.decrementAndGet();
-        throw e;
+        return Flux.error(ErrorMapping.toWire(e));
       }
+      return events.map(DefaultPayload::create)
+          .onErrorMap(error -> !(error instanceof ApplicationErrorException), ErrorMapping::toWire)
+          .doFinally(signal -> subscriptions.decrementAndGet());
     } catch (RuntimeException | Error e) {
       return Flux.error(refused(route, start, e));
     } finally {
@@ -202,11 +181,11 @@ final class ConnectionSession implements RSocket {
     try {
       RouteResolver.Resolved request = RouteResolver.resolveWithToken(payload, Interaction.FIRE_AND_FORGET);
       checkSize(payload);
-      handlers.beat(principalOf(request), CommandDecoder.decode(request.route(), owner, payload.sliceData()));
+      // Fire-and-forget cannot be answered: the layer counts a heartbeat it could not apply.
+      layer.beat(session, principalOf(request), payload.sliceData());
     } catch (RuntimeException | Error e) {
-      // Fire-and-forget cannot be answered: an invalid heartbeat is dropped and counted.
-      handlers.countDroppedHeartbeat();
-      log.debug("dropped fire-and-forget from {}: {}", owner.label(), ErrorMapping.body(e).message());
+      layer.countDroppedHeartbeat();
+      log.debug("dropped fire-and-forget from {}: {}", session.label(), ErrorMapping.body(e).message());
     } finally {
       payload.release();
     }
@@ -238,7 +217,7 @@ final class ConnectionSession implements RSocket {
     if (!released.compareAndSet(false, true)) {
       return 0;
     }
-    return ((Outcome.Counted) runtime.execute(new Command.Release(owner))).count();
+    return layer.release(session);
   }
 
   private void checkSize(Payload payload) {

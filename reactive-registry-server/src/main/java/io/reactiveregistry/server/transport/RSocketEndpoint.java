@@ -11,11 +11,9 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.reactiveregistry.server.admission.ConnectionDoor;
-import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.http.SlowClients;
 import io.reactiveregistry.server.metrics.ServerMeters;
-import io.reactiveregistry.server.replication.Replication;
-import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.ProtectedMode;
 import io.rsocket.core.RSocketServer;
@@ -33,7 +31,6 @@ import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.BiFunction;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
@@ -59,26 +56,20 @@ public final class RSocketEndpoint {
   private final PeerCertificates certificates = new PeerCertificates();
   private final OutboundBacklogGuard backlogGuard;
   private final ConnectionChannels channels = new ConnectionChannels();
-  private final OpenConnections openConnections = new OpenConnections();
   private final FragmentBudget fragmentBudget;
   private final ServerMeters meters;
   private final SetupAcceptor acceptor;
-  private final RequestHandlers handlers;
   private final ServerLimits limits;
   private final ConnectionDoor tcpDoor;
   private final ConnectionDoor webSocketDoor;
   /** TLS on both RSocket ports; null for plain TCP and WebSocket. */
   private final @Nullable SslContext tls;
 
-  /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
-  public RSocketEndpoint(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, ServerLimits limits,
-      InstantSource clock, ServerMeters meters, Supplier<String> storage, ProtectedMode protectedMode, Access access,
-      @Nullable SslContext tls, Replication replication) {
+  public RSocketEndpoint(RequestLayer layer, ServerLimits limits, InstantSource clock, ServerMeters meters,
+      ProtectedMode protectedMode, Access access, @Nullable SslContext tls) {
     this.tls = tls;
-    this.handlers = new RequestHandlers(runtime, trace, identity, clock, meters, storage, access, replication,
-        openConnections);
-    this.acceptor = new SetupAcceptor(handlers, runtime, limits, meters, protectedMode, access, clock,
-        Schedulers.parallel(), certificates, channels, openConnections);
+    this.acceptor = new SetupAcceptor(layer, limits, meters, protectedMode, access, clock, Schedulers.parallel(),
+        certificates, channels);
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
     this.meters = meters;
@@ -92,11 +83,6 @@ public final class RSocketEndpoint {
   private static ConnectionDoor door(String port, ConnectionDoor.Limits limits, ServerMeters meters) {
     return new ConnectionDoor(port, limits, meters.connectionsRefused(port, "port"),
         meters.connectionsRefused(port, "address"));
-  }
-
-  /** The same routes for callers over HTTP. */
-  public HttpRoutes httpRoutes() {
-    return new HttpRoutes(handlers);
   }
 
   public Mono<CloseableChannel> bindTcp(String host, int port) {

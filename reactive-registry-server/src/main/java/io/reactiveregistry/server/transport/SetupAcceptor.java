@@ -7,9 +7,10 @@ import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.MalformedBodyException;
 import io.reactiveregistry.protocol.message.SetupData;
-import io.reactiveregistry.server.core.Owner;
 import io.reactiveregistry.server.metrics.ServerMeters;
-import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.request.Connections;
+import io.reactiveregistry.server.request.RequestLayer;
+import io.reactiveregistry.server.request.Session;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.Credential;
 import io.reactiveregistry.server.security.ProtectedMode;
@@ -19,12 +20,13 @@ import io.rsocket.ConnectionSetupPayload;
 import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.exceptions.RejectedSetupException;
+import io.rsocket.transport.netty.RSocketLengthCodec;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -39,11 +41,9 @@ import reactor.core.scheduler.Scheduler;
 final class SetupAcceptor implements SocketAcceptor {
   private static final Logger log = LoggerFactory.getLogger(SetupAcceptor.class);
 
-  private final RequestHandlers handlers;
-  private final RegistryRuntime runtime;
+  private final RequestLayer layer;
   private final ServerLimits limits;
   private final ServerMeters meters;
-  private final AtomicLong connectionIds = new AtomicLong();
   private final AtomicInteger open = new AtomicInteger();
   private final ProtectedMode protectedMode;
   private final Counter refusedByProtectedMode;
@@ -52,14 +52,12 @@ final class SetupAcceptor implements SocketAcceptor {
   private final InstantSource clock;
   private final PeerCertificates certificates;
   private final ConnectionChannels channels;
-  private final OpenConnections connections;
   /** Where expiries are timed: virtual in tests. */
   private final Scheduler timer;
 
-  SetupAcceptor(RequestHandlers handlers, RegistryRuntime runtime, ServerLimits limits, ServerMeters meters,
-      ProtectedMode protectedMode, Access access, InstantSource clock, Scheduler timer,
-      PeerCertificates certificates, ConnectionChannels channels, OpenConnections connections) {
-    this.connections = connections;
+  SetupAcceptor(RequestLayer layer, ServerLimits limits, ServerMeters meters, ProtectedMode protectedMode,
+      Access access, InstantSource clock, Scheduler timer, PeerCertificates certificates,
+      ConnectionChannels channels) {
     this.certificates = certificates;
     this.channels = channels;
     this.clock = clock;
@@ -68,8 +66,7 @@ final class SetupAcceptor implements SocketAcceptor {
     this.access = access;
     this.refusedByAuthentication = meters.connectionsRefused("rsocket", "authentication");
     this.refusedByProtectedMode = meters.connectionsRefused("rsocket", "protected-mode");
-    this.handlers = handlers;
-    this.runtime = runtime;
+    this.layer = layer;
     this.limits = limits;
     this.meters = meters;
   }
@@ -119,12 +116,13 @@ final class SetupAcceptor implements SocketAcceptor {
       return Mono.error(new RejectedSetupException(ErrorMapping.body(e).message()));
     }
     String label = client + "@" + peer + (credential == null ? "" : "[" + credential.principal().name() + "]");
-    Owner owner = new Owner(connectionIds.incrementAndGet(), label);
+    Session owner = layer.open(label);
     Channel channel = channels.of(remote);
-    ConnectionSession session = new ConnectionSession(owner, handlers, runtime, limits, meters, access,
+    ConnectionSession session = new ConnectionSession(owner, layer, limits, meters, access,
         credential == null ? null : credential.principal(), remote,
         channel == null ? null : new ChannelDrainLoop(channel, pushPauseBytes(limits)));
-    connections.opened(session, client, peer, channel, clock.millis());
+    layer.listed(owner, new Connections.Listing(client, peer, transport(channel), clock.millis(), session::principal,
+        session::openSubscriptions));
     int nowOpen = open.incrementAndGet();
     log.info("connection opened: {} (id {}, {} open)", label, owner.id(), nowOpen);
     Disposable revocation = credential == null ? Disposables.disposed()
@@ -133,7 +131,6 @@ final class SetupAcceptor implements SocketAcceptor {
     sendingSocket.onClose()
         .doFinally(signal -> {
           revocation.dispose();
-          connections.closed(owner);
           int released = session.release();
           log.info("connection closed: {} (id {}), released {} instance(s), {} open",
               label, owner.id(), released, open.decrementAndGet());
@@ -168,8 +165,8 @@ final class SetupAcceptor implements SocketAcceptor {
       if (now.isPresent()) {
         session.principal(now.get().principal());
       } else {
-        log.info("closing connection {} (id {}): its credential for '{}' was revoked", session.owner().label(),
-            session.owner().id(), credential.principal().name());
+        log.info("closing connection {} (id {}): its credential for '{}' was revoked", session.session().label(),
+            session.session().id(), credential.principal().name());
         connection.dispose();
       }
     });
@@ -179,10 +176,18 @@ final class SetupAcceptor implements SocketAcceptor {
   private Disposable closeOnExpiry(Credential credential, ConnectionSession session, RSocket connection) {
     Duration left = Duration.between(clock.instant(), credential.expiresAt());
     return Mono.delay(left.isNegative() ? Duration.ZERO : left, timer).subscribe(tick -> {
-      log.info("closing connection {} (id {}): its token for '{}' expired at {}", session.owner().label(),
-          session.owner().id(), credential.principal().name(), credential.expiresAt());
+      log.info("closing connection {} (id {}): its token for '{}' expired at {}", session.session().label(),
+          session.session().id(), credential.principal().name(), credential.expiresAt());
       connection.dispose();
     });
+  }
+
+  /** TCP connections carry RSocket's length prefix; WebSocket ones frame it themselves. */
+  private static String transport(@Nullable Channel channel) {
+    if (channel == null) {
+      return "unknown";
+    }
+    return channel.pipeline().get(RSocketLengthCodec.class) != null ? "tcp" : "websocket";
   }
 
   int openConnections() {

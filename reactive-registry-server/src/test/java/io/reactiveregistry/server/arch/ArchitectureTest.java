@@ -9,8 +9,12 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 
-/** The core is free of transport types: no RSocket, Netty, Reactor or Jackson. */
+/**
+ * The core is free of transport types: no RSocket, Netty, Reactor or Jackson. Every door goes
+ * through the request layer, which alone decides permissions.
+ */
 @AnalyzeClasses(packages = {"io.reactiveregistry.server", "io.reactiveregistry.protocol.rules"}, importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
@@ -103,4 +107,29 @@ class ArchitectureTest {
       .should().dependOnClassesThat().areAssignableTo(io.reactiveregistry.server.core.Registry.class)
       .because("the edges and the lifecycle build Commands and read through RegistryReads; only the runtime holds "
           + "the Registry");
+
+  static final String[] DOORS = {"io.reactiveregistry.server.transport..", "io.reactiveregistry.server.http.."};
+
+  @ArchTest
+  static final ArchRule doorsGoThroughTheRequestLayer = noClasses()
+      .that().resideInAnyPackage(DOORS)
+      .should().dependOnClassesThat().resideInAnyPackage("io.reactiveregistry.server.runtime..",
+          "io.reactiveregistry.server.core..", "io.reactiveregistry.server.wire..")
+      .because("a door frames, limits, authenticates and applies back-pressure; what a request means, who may make "
+          + "it and how it is answered is the request layer's (ARCHITECTURE.md: doors, one request layer)");
+
+  @ArchTest
+  static final ArchRule onlyTheRequestLayerDecidesPermissions = noClasses()
+      .that().resideOutsideOfPackages("io.reactiveregistry.server.request..", "io.reactiveregistry.server.security..")
+      .should().callMethod(io.reactiveregistry.server.security.Access.class, "require",
+          io.reactiveregistry.server.security.Principal.class, io.reactiveregistry.server.security.Permission.class,
+          String.class)
+      .orShould().callMethod(io.reactiveregistry.server.security.Access.class, "requireSomewhere",
+          io.reactiveregistry.server.security.Principal.class, io.reactiveregistry.server.security.Permission.class)
+      .because("which permission a route needs, and where, is one table: request.PermissionTable");
+
+  @ArchTest
+  static final ArchRule serverPackagesFormNoCycle = SlicesRuleDefinition.slices()
+      .matching("io.reactiveregistry.server.(*)..")
+      .should().beFreeOfCycles();
 }

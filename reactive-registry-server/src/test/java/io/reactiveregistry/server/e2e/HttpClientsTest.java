@@ -11,7 +11,7 @@ import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
-import io.reactiveregistry.server.transport.HttpRoutes;
+import io.reactiveregistry.server.request.RequestLayer;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -316,7 +316,7 @@ class HttpClientsTest {
       }
     }
     for (Route route : Route.values()) {
-      if (HttpRoutes.callable(route)) {
+      if (RequestLayer.callableOverHttp(route)) {
         assertThat(described).contains("POST /api/v1/" + route.routeName());
       } else {
         assertThat(described).doesNotContain("POST /api/v1/" + route.routeName());

@@ -1,4 +1,4 @@
-package io.reactiveregistry.server.transport;
+package io.reactiveregistry.server.request;
 
 import io.reactiveregistry.server.cluster.ClusterStatus;
 import java.util.function.Supplier;

@@ -1,4 +1,4 @@
-package io.reactiveregistry.server.transport;
+package io.reactiveregistry.server.request;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.InstanceBody;

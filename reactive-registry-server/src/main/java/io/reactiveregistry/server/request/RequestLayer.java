@@ -1,0 +1,444 @@
+package io.reactiveregistry.server.request;
+
+import io.netty.buffer.ByteBuf;
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.Interaction;
+import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.BatchRegistration;
+import io.reactiveregistry.protocol.message.BatchResult;
+import io.reactiveregistry.protocol.message.ConnectionList;
+import io.reactiveregistry.protocol.message.DeregisterResult;
+import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.protocol.message.Heartbeat;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceDetails;
+import io.reactiveregistry.protocol.message.InstanceOverride;
+import io.reactiveregistry.protocol.message.InstanceRef;
+import io.reactiveregistry.protocol.message.Query;
+import io.reactiveregistry.protocol.message.RegisterResult;
+import io.reactiveregistry.protocol.message.Registration;
+import io.reactiveregistry.protocol.message.ServerInfo;
+import io.reactiveregistry.protocol.message.ServiceDefinition;
+import io.reactiveregistry.protocol.message.ServiceDetail;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.protocol.message.ServiceList;
+import io.reactiveregistry.protocol.message.ServiceListQuery;
+import io.reactiveregistry.protocol.message.ServiceRef;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.SetupData;
+import io.reactiveregistry.protocol.message.TraceEvent;
+import io.reactiveregistry.protocol.message.TraceQuery;
+import io.reactiveregistry.protocol.rules.Names;
+import io.reactiveregistry.server.audit.TraceHub;
+import io.reactiveregistry.server.cluster.ClusterStatus;
+import io.reactiveregistry.server.core.Command;
+import io.reactiveregistry.server.core.Outcome;
+import io.reactiveregistry.server.core.Outcome.Counted;
+import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
+import io.reactiveregistry.server.core.Outcome.Refused;
+import io.reactiveregistry.server.core.Owner;
+import io.reactiveregistry.server.core.Results;
+import io.reactiveregistry.server.core.Results.ServiceSummary;
+import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.ServiceView;
+import io.reactiveregistry.server.core.ViewFilter;
+import io.reactiveregistry.server.errors.EdgeRefusal;
+import io.reactiveregistry.server.errors.ErrorTable;
+import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.push.DrainLoop;
+import io.reactiveregistry.server.push.PushHub;
+import io.reactiveregistry.server.replication.ReplicaRequest;
+import io.reactiveregistry.server.replication.Replication;
+import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.security.Access;
+import io.reactiveregistry.server.security.Principal;
+import io.reactiveregistry.server.wire.CommandDecoder;
+import io.reactiveregistry.server.wire.OutcomeEncoder;
+import io.reactiveregistry.server.wire.ServicePages;
+import io.reactiveregistry.server.wire.WireViews;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The one way in: every door (RSocket over TCP and WebSocket, HTTP's {@code POST /api/v1/<route>},
+ * its reads and its event streams) hands a request here as its caller's principal, its route and
+ * its body. The body is decoded once into a typed request (a command route's into a core
+ * {@code Command} by {@link CommandDecoder}); the route's permission is checked against the
+ * {@link PermissionTable} on the namespace the request names; the command is executed by the
+ * runtime, or the read answered from it; and the outcome, or any refusal, is rendered as an
+ * {@link Answer} through the error table and counted by route. A door only frames what it gets.
+ */
+public final class RequestLayer {
+  private static final Logger log = LoggerFactory.getLogger(RequestLayer.class);
+  private static final JsonCodec json = JsonCodec.json();
+
+  /** A kept heartbeat's answers, encoded once: heartbeats are the most frequent request. */
+  private static final Answer REFRESHED = Answer.json(Map.of("outcome", HeartbeatOutcome.REFRESHED.name()));
+  private static final Answer RECREATED = Answer.json(Map.of("outcome", HeartbeatOutcome.RECREATED.name()));
+
+  private final RegistryRuntime runtime;
+  private final TraceHub trace;
+  private final ServerIdentity identity;
+  private final InstantSource clock;
+  private final ServerMeters meters;
+  private final SnapshotCache snapshots = new SnapshotCache(100_000);
+  private final Supplier<String> storage;
+  private final Access access;
+  private final PermissionTable permissions;
+  private final Replication replication;
+  private final Connections connections = new Connections();
+  private final AtomicLong sessionIds = new AtomicLong();
+  /**
+   * What HTTP callers register belongs to no connection: one session stands for all of them and is
+   * never released, so an ephemeral instance registered over HTTP lives by its heartbeats, as
+   * Eureka's instances live by their renewals.
+   */
+  private final Session http = new Session(Owner.shared(-1, "http"));
+
+  /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
+  public RequestLayer(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
+      ServerMeters meters, Supplier<String> storage, Access access, Replication replication) {
+    this.replication = replication;
+    this.storage = storage;
+    this.access = access;
+    this.permissions = new PermissionTable(access);
+    this.runtime = runtime;
+    this.trace = trace;
+    this.meters = meters;
+    this.identity = identity;
+    this.clock = clock;
+    json.prepare(Registration.class, RegisterResult.class, InstanceRef.class, DeregisterResult.class,
+        BatchRegistration.class, BatchResult.class, Heartbeat.class, Query.class, ServiceListQuery.class,
+        ServiceList.class, ServiceDefinition.class, ServiceDetail.class, ServiceRef.class, InstanceOverride.class,
+        InstanceBody.class, TraceQuery.class, TraceEvent.class, ServiceSnapshot.class, ServiceEvent.class,
+        ServerInfo.class, ErrorBody.class, SetupData.class, InstanceDetails.class, ConnectionList.class);
+  }
+
+  // ---- sessions ----
+
+  /** A new connection's session, labelled {@code client@address[principal]} for people. */
+  public Session open(String label) {
+    return new Session(new Owner(sessionIds.incrementAndGet(), label));
+  }
+
+  /** Lists an open session for {@code admin.connections}, with what its door knows of it. */
+  public void listed(Session session, Connections.Listing listing) {
+    connections.opened(session, listing);
+  }
+
+  /** Unlists a closed connection's session and releases every ephemeral instance it still owns: how many. */
+  public int release(Session session) {
+    connections.closed(session);
+    return ((Counted) runtime.execute(new Command.Release(session.owner))).count();
+  }
+
+  /** The session every HTTP caller shares; never released. */
+  public Session http() {
+    return http;
+  }
+
+  // ---- request-response routes ----
+
+  /** Whether HTTP may call {@code route} with a POST: request-response routes, and heartbeats (answered there). */
+  public static boolean callableOverHttp(Route route) {
+    return route.interaction() == Interaction.REQUEST_RESPONSE || route == Route.INSTANCE_HEARTBEAT;
+  }
+
+  /**
+   * Answers a request-response route: a command once it may be answered (a durable one once
+   * committed), a read at once. Never fails: a refusal is an {@link Answer.Refused}.
+   */
+  public Mono<Answer> call(Session session, @Nullable Principal principal, Route route, ByteBuf body) {
+    long start = System.nanoTime();
+    try {
+      if (!CommandDecoder.decodes(route)) {
+        return Mono.just(counted(route, start, read(principal, route, body)));
+      }
+      CompletableFuture<Outcome> outcome = runtime.submit(authorized(principal, route,
+          CommandDecoder.decode(route, session.owner, body)));
+      if (outcome.isDone()) { // in memory only: answered at once
+        return Mono.just(counted(route, start, Answer.of(outcome.join()))); // join rethrows, caught below
+      }
+      return Mono.fromFuture(outcome, true)
+          .map(done -> counted(route, start, Answer.of(done)))
+          .onErrorResume(error -> Mono.just(counted(route, start, Answer.refusal(error))));
+    } catch (RuntimeException | Error e) { // an Error too: only the contract's JSON reaches a client
+      return Mono.just(counted(route, start, Answer.refusal(e)));
+    }
+  }
+
+  /** {@code service.list} from a typed query (HTTP's {@code GET /api/v1/services}). */
+  public Answer list(@Nullable Principal principal, ServiceListQuery query) {
+    long start = System.nanoTime();
+    try {
+      return counted(Route.SERVICE_LIST, start, Answer.json(services(principal, query)));
+    } catch (RuntimeException e) {
+      return counted(Route.SERVICE_LIST, start, Answer.refusal(e));
+    }
+  }
+
+  /**
+   * A service's view as a snapshot, {@code NOT_FOUND} when the service does not exist (HTTP's
+   * {@code GET /api/v1/services/{namespace}/{group}/{service}}); {@code service.query}'s permission.
+   */
+  public Answer view(@Nullable Principal principal, Query query) {
+    long start = System.nanoTime();
+    try {
+      ServiceKey key = service(query.namespace(), query.group(), query.service());
+      permissions.check(principal, Route.SERVICE_QUERY, key.namespace());
+      ServiceView view = runtime.read(registry -> registry.view(key, ViewFilter.of(query.clusters(),
+          query.healthyOnly())));
+      if (!view.exists()) {
+        throw new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist");
+      }
+      return counted(Route.SERVICE_QUERY, start, Answer.json(WireViews.snapshot(view)));
+    } catch (RuntimeException e) {
+      return counted(Route.SERVICE_QUERY, start, Answer.refusal(e));
+    }
+  }
+
+  /**
+   * Refuses, by throwing, a caller that may not read what names no service and is no route (the
+   * metrics, the cluster's state): with credentials configured, any principal may.
+   */
+  public void requirePrincipal(@Nullable Principal principal) {
+    permissions.checkPrincipal(principal);
+  }
+
+  // ---- heartbeats ----
+
+  /**
+   * Applies a heartbeat at once (ephemeral state only), counting it; a heartbeat that changed
+   * nothing because it was not the caller's to give, or was refused, is counted as dropped. Its
+   * answer, for a door that can answer (HTTP); over RSocket it is fire-and-forget and the door
+   * drops it.
+   */
+  public Answer beat(Session session, @Nullable Principal principal, ByteBuf body) {
+    Command heartbeat;
+    Outcome outcome;
+    try {
+      heartbeat = CommandDecoder.decode(Route.INSTANCE_HEARTBEAT, session.owner, body);
+      if (heartbeat instanceof Command.HeartbeatAll && session.owner.isShared()) {
+        // One owner holds every HTTP caller's instances: "all of mine" would be all of theirs.
+        throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "instance is required: over HTTP a heartbeat names the "
+            + "instance it keeps alive (service, and instance's ip, port and cluster)");
+      }
+      outcome = runtime.execute(authorized(principal, Route.INSTANCE_HEARTBEAT, heartbeat));
+    } catch (RuntimeException | Error e) {
+      meters.heartbeatDropped();
+      log.debug("dropped a heartbeat from {}: {}", session, e.getMessage());
+      return Answer.refusal(e);
+    }
+    if (outcome instanceof Counted all) { // only over RSocket, which answers no heartbeat
+      meters.heartbeats(all.count());
+      return REFRESHED;
+    }
+    if (outcome instanceof Refused refused) {
+      meters.heartbeatDropped();
+      log.debug("dropped {}: {}", heartbeat, refused.message());
+      return Answer.of(refused);
+    }
+    HeartbeatOutcome beat = (HeartbeatOutcome) outcome;
+    meters.heartbeats(1);
+    if (beat == HeartbeatOutcome.IGNORED_NOT_OWNER || beat == HeartbeatOutcome.IGNORED_DEREGISTERED) {
+      meters.heartbeatDropped();
+    }
+    return switch (beat) {
+      case REFRESHED -> REFRESHED;
+      case RECREATED -> RECREATED;
+      case IGNORED_PERSISTENT -> Answer.refusal(new EdgeRefusal(ErrorCode.INVALID_PARAM,
+          "the instance is persistent: the server checks its health itself, it takes no heartbeats"));
+      case IGNORED_NOT_OWNER -> Answer.refusal(new EdgeRefusal(ErrorCode.FORBIDDEN,
+          "the instance was registered on an RSocket connection, which keeps it alive"));
+      case IGNORED_DEREGISTERED -> Answer.refusal(new EdgeRefusal(ErrorCode.NOT_FOUND,
+          "the instance was deregistered: register it again"));
+    };
+  }
+
+  /** Counts a heartbeat a door dropped before it reached the layer (an unreadable frame). */
+  public void countDroppedHeartbeat() {
+    meters.heartbeatDropped();
+  }
+
+  // ---- request-stream routes ----
+
+  /**
+   * Opens a request-stream route, its events encoded; refused by throwing (a door answers the
+   * refusal its own way). {@code eventLoop}: where the stream's events are written from (null: the
+   * thread of each change).
+   */
+  public Flux<byte[]> stream(@Nullable Principal principal, Route route, ByteBuf body,
+      @Nullable DrainLoop eventLoop) {
+    return switch (route) {
+      case SERVICE_SUBSCRIBE -> subscribe(principal, json.decode(body, Query.class), eventLoop);
+      case ADMIN_TRACE -> trace(principal, json.decode(body, TraceQuery.class));
+      case CLUSTER_REPLICATE -> opened(route, System.nanoTime(), () -> {
+        String peer = Names.require("node", json.decode(body, ReplicaRequest.class).node());
+        permissions.check(principal, route, null);
+        return replication.feed(peer);
+      });
+      default -> throw notYetServed(route);
+    };
+  }
+
+  /** {@code service.subscribe} from a typed query (HTTP's watch builds it from the URL). */
+  public Flux<byte[]> subscribe(@Nullable Principal principal, Query query, @Nullable DrainLoop eventLoop) {
+    return opened(Route.SERVICE_SUBSCRIBE, System.nanoTime(), () -> {
+      ServiceKey key = service(query.namespace(), query.group(), query.service());
+      permissions.check(principal, Route.SERVICE_SUBSCRIBE, key.namespace());
+      return runtime.subscribe(key, ViewFilter.of(query.clusters(), query.healthyOnly()), resume(query), eventLoop,
+          Boolean.TRUE.equals(query.coalesce()));
+    });
+  }
+
+  /** {@code admin.trace} from a typed query: admin on its namespace, or on every one when it names none. */
+  public Flux<byte[]> trace(@Nullable Principal principal, TraceQuery query) {
+    return opened(Route.ADMIN_TRACE, System.nanoTime(), () -> {
+      TraceHub.Filter filter = new TraceHub.Filter(
+          query.namespace() == null ? null : Names.require("namespace", query.namespace()),
+          query.group() == null ? null : Names.require("group", query.group()),
+          query.service() == null ? null : Names.require("service", query.service()));
+      permissions.check(principal, Route.ADMIN_TRACE, filter.namespace());
+      return trace.subscribe(filter);
+    });
+  }
+
+  /** A stream, counted by route as opened or refused; a refusal is thrown. */
+  private Flux<byte[]> opened(Route route, long start, Supplier<Flux<byte[]>> open) {
+    try {
+      Flux<byte[]> stream = open.get();
+      meters.request(route, start, null);
+      return stream;
+    } catch (RuntimeException | Error e) {
+      meters.request(route, start, ErrorTable.of(e).code());
+      throw e;
+    }
+  }
+
+  // ---- what each route does ----
+
+  /**
+   * The command, once its caller may run it (the route's permission on the command's namespace),
+   * on behalf of its principal.
+   */
+  private Command authorized(@Nullable Principal principal, Route route, Command command) {
+    if (access.required()) {
+      if (command instanceof Command.OfService about) {
+        permissions.check(principal, route, about.service().namespace());
+      } else { // a heartbeat for all the connection owns: what it owns, it registered with write permission
+        permissions.checkSomewhere(principal, route);
+      }
+    }
+    return principal == null ? command : new Command.ActingFor(principal.name(), command);
+  }
+
+  /** A read route's answer. */
+  private Answer read(@Nullable Principal principal, Route route, ByteBuf body) {
+    return switch (route) {
+      case SERVICE_QUERY -> new Answer.Served(query(principal, json.decode(body, Query.class)));
+      case SERVICE_LIST -> Answer.json(services(principal, json.decode(body, ServiceListQuery.class)));
+      case ADMIN_SERVICE_GET -> Answer.json(describe(principal, json.decode(body, ServiceRef.class)));
+      case ADMIN_SERVICE_INSTANCES -> Answer.json(instances(principal, json.decode(body, ServiceRef.class)));
+      case ADMIN_CONNECTIONS -> {
+        permissions.check(principal, route, null);
+        yield Answer.json(connections.list(runtime));
+      }
+      case SERVER_INFO -> {
+        permissions.check(principal, route, null);
+        yield Answer.json(serverInfo());
+      }
+      default -> throw notYetServed(route);
+    };
+  }
+
+  /** The metrics of each request: its route, how long it took, and the code it was refused with. */
+  private Answer counted(Route route, long start, Answer answer) {
+    meters.request(route, start, answer instanceof Answer.Refused refused ? refused.error().code() : null);
+    return answer;
+  }
+
+  /** Where a subscription resumes; null for a fresh one. */
+  private static PushHub.@Nullable Resume resume(Query query) {
+    if (query.sinceRevision() == null) {
+      if (query.node() != null) {
+        throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "node is only for a resume: give sinceRevision with it");
+      }
+      return null;
+    }
+    if (query.sinceRevision() < 0) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "sinceRevision must be 0 or more");
+    }
+    if (query.node() == null || query.node().isEmpty()) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "node is required with sinceRevision: the node of the "
+          + "SNAPSHOT or RESUMED event the revision came from");
+    }
+    return new PushHub.Resume(query.sinceRevision(), query.node());
+  }
+
+  private ServiceList services(@Nullable Principal principal, ServiceListQuery body) {
+    String namespace = Names.orDefault("namespace", body.namespace(), ServiceKey.DEFAULT_NAMESPACE);
+    permissions.check(principal, Route.SERVICE_LIST, namespace);
+    String group = body.group() == null ? null : Names.require("group", body.group());
+    List<ServiceSummary> all = runtime.read(registry -> registry.list(namespace, group, body.prefix()));
+    return ServicePages.page(all, body.page(), body.pageSize());
+  }
+
+  private ServiceDetail describe(@Nullable Principal principal, ServiceRef body) {
+    ServiceKey key = service(body.namespace(), body.group(), body.service());
+    permissions.check(principal, Route.ADMIN_SERVICE_GET, key.namespace());
+    return OutcomeEncoder.detail(runtime.read(registry -> registry.service(key))
+        .orElseThrow(() -> new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist")));
+  }
+
+  private InstanceDetails instances(@Nullable Principal principal, ServiceRef body) {
+    ServiceKey key = service(body.namespace(), body.group(), body.service());
+    permissions.check(principal, Route.ADMIN_SERVICE_INSTANCES, key.namespace());
+    record Read(boolean exists, long revision, List<Results.InstanceRecord> records) {}
+    Read read = runtime.read(registry -> new Read(registry.exists(key), registry.serviceRevision(key),
+        registry.instanceRecords(key)));
+    if (!read.exists()) {
+      throw new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist");
+    }
+    return new InstanceDetails(key.namespace(), key.group(), key.service(), read.revision(),
+        read.records().stream().map(WireViews::detail).toList());
+  }
+
+  private byte[] query(@Nullable Principal principal, Query body) {
+    if (body.sinceRevision() != null || body.node() != null || body.coalesce() != null) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "sinceRevision, node and coalesce are for service.subscribe: "
+          + "service.query answers the view as it is now");
+    }
+    ServiceKey key = service(body.namespace(), body.group(), body.service());
+    permissions.check(principal, Route.SERVICE_QUERY, key.namespace());
+    ViewFilter filter = ViewFilter.of(body.clusters(), body.healthyOnly());
+    return snapshots.query(runtime, key, filter);
+  }
+
+  private ServerInfo serverInfo() {
+    ClusterStatus cluster = identity.cluster() == null ? null : identity.cluster().get();
+    List<String> members = cluster == null ? List.of(identity.nodeId())
+        : cluster.members().stream().map(ClusterStatus.MemberStatus::id).toList();
+    return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), members,
+        clock.millis() - identity.startedAtMillis(), runtime.read(registry -> registry.selfPreserving()),
+        storage.get(), cluster == null ? null : cluster.toInfo());
+  }
+
+  private static ServiceKey service(String namespace, String group, String service) {
+    return ServiceKey.of(namespace, group, service);
+  }
+
+  private static EdgeRefusal notYetServed(Route route) {
+    return new EdgeRefusal(ErrorCode.UNKNOWN_ROUTE, "route '" + route + "' is not served by this server version");
+  }
+}
