@@ -106,8 +106,16 @@ public final class RegistryServer implements Disposable {
    * the server reports ready, only once the registry holds every acknowledged durable change.
    */
   public static Mono<RegistryServer> start(ServerConfig config) {
+    return start(config, InstantSource.system());
+  }
+
+  /**
+   * The same, timed by {@code clock} (heartbeat deadlines, the guessing limit's windows, token
+   * expiry): a test moves time instead of waiting for it.
+   */
+  public static Mono<RegistryServer> start(ServerConfig config, InstantSource clock) {
     if (!config.storage().durable()) {
-      return Mono.defer(() -> start(config, null, null));
+      return Mono.defer(() -> start(config, clock, null, null));
     }
     ClusterConfig cluster = config.storage().cluster();
     if (cluster.clustered()) {
@@ -117,14 +125,14 @@ public final class RegistryServer implements Disposable {
     return Mono.fromCallable(() -> RatisStore.open(config.storage(), config.security().tls()))
         .subscribeOn(Schedulers.boundedElastic())
         .flatMap(store -> store.restored(RESTORE_TIMEOUT)
-            .flatMap(restored -> start(config, store, restored))
+            .flatMap(restored -> start(config, clock, store, restored))
             .onErrorResume(error -> close(store).then(Mono.error(error))));
   }
 
-  private static Mono<RegistryServer> start(ServerConfig config, RatisStore store, RatisStore.Restored restored) {
+  private static Mono<RegistryServer> start(ServerConfig config, InstantSource clock, RatisStore store,
+      RatisStore.Restored restored) {
     return Mono.defer(() -> {
       PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-      InstantSource clock = InstantSource.system();
       ClusterConfig cluster = config.storage().cluster();
       String nodeId = cluster.clustered() ? cluster.nodeId() : UUID.randomUUID().toString();
       Registry registry = new Registry(clock, config.registryConfig(), config.lifecycle(), new java.util.Random(),

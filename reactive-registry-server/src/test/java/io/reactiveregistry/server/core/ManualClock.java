@@ -4,19 +4,22 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 
-/** Virtual time for the core: it moves only when a test moves it. */
+/**
+ * Virtual time for the core: it moves only when a test moves it. Read by a server's threads too
+ * when an end-to-end test starts one with it, so its time is volatile.
+ */
 public final class ManualClock implements InstantSource {
-  private long millis;
+  private volatile long millis;
 
   public ManualClock(long startMillis) {
     this.millis = startMillis;
   }
 
-  public void advance(Duration duration) {
+  public synchronized void advance(Duration duration) {
     millis += duration.toMillis();
   }
 
-  public void advanceMillis(long value) {
+  public synchronized void advanceMillis(long value) {
     millis += value;
   }
 

@@ -3,6 +3,7 @@ package io.reactiveregistry.server.e2e;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,7 +13,12 @@ public final class ServerFixture implements AutoCloseable {
   private final List<WireClient> clients = new ArrayList<>();
 
   public ServerFixture(ServerConfig config) {
-    this.server = RegistryServer.start(config).block(Duration.ofSeconds(10));
+    this(config, InstantSource.system());
+  }
+
+  /** A server timed by {@code clock}: a test moves time instead of waiting for it. */
+  public ServerFixture(ServerConfig config, InstantSource clock) {
+    this.server = RegistryServer.start(config, clock).block(Duration.ofSeconds(10));
   }
 
   public ServerFixture() {
