@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.ServerConfig;
-import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.security.SignedTokens;
 import io.reactiveregistry.server.security.StaticTokens;
@@ -25,19 +23,16 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.Disposable;
 
 /**
- * Tokens and permissions over the wire: every route asked by every kind of caller, on TCP with a
- * token in each request and on WebSocket with the token in the SETUP; refusals name the rule, change
- * nothing and leave the connection usable.
+ * Tokens over the wire: a token refused in the SETUP, signed tokens, a request's own token over its
+ * connection's, the principal in the audit trail. Every route against every caller and door is
+ * {@link PermissionMatrixTest}; the guessing limit is {@link LockOutTest}.
  */
 class TokensEndToEndTest {
   static final String OPS = "ops-6f1c2b7a90";
@@ -80,118 +75,6 @@ class TokensEndToEndTest {
   @AfterAll
   static void stop() {
     fixture.close();
-  }
-
-  /** Who asks. */
-  enum Caller {
-    NOBODY(null), BAD_TOKEN("not-a-token-of-this-server"), EXPIRED_JWT(JWT_EXPIRED), READER_OF_TEAMS(READER),
-    ORDERS_APP(APP), ORDERS_APP_BY_JWT(JWT_APP), OPERATOR(OPS);
-
-    final String token;
-
-    Caller(String token) {
-      this.token = token;
-    }
-
-    /** (The matrix presents many bad tokens from loopback: the failed-authentication budget is lifted here.) */
-
-  /** What the token file grants, written out: null when served, else the code of the refusal. */
-    String refusal(String permission, String namespace) {
-      return switch (this) {
-        case NOBODY, BAD_TOKEN, EXPIRED_JWT -> "UNAUTHENTICATED";
-        case READER_OF_TEAMS -> permission == null || permission.equals("read") && namespace.startsWith("team-")
-            ? null : "FORBIDDEN";
-        case ORDERS_APP, ORDERS_APP_BY_JWT -> permission == null || !permission.equals("admin") && namespace.equals("prod")
-            ? null : "FORBIDDEN";
-        case OPERATOR -> null;
-      };
-    }
-  }
-
-  /** Every route, the permission the contract says it needs (null: only a principal), and a body in {@code %s}. */
-  record Row(String route, boolean stream, String permission, String body) {}
-
-  static final List<Row> ROUTES = List.of(
-      new Row("instance.register", false, "write",
-          "{\"namespace\":\"%s\",\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}"),
-      new Row("instance.batch-register", false, "write",
-          "{\"namespace\":\"%s\",\"service\":\"batch\",\"instances\":[{\"ip\":\"127.0.0.6\",\"port\":8080}]}"),
-      new Row("instance.deregister", false, "write",
-          "{\"namespace\":\"%s\",\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.9\",\"port\":1}}"),
-      new Row("service.query", false, "read", "{\"namespace\":\"%s\",\"service\":\"orders\"}"),
-      new Row("service.list", false, "read", "{\"namespace\":\"%s\"}"),
-      new Row("service.subscribe", true, "read", "{\"namespace\":\"%s\",\"service\":\"orders\"}"),
-      new Row("admin.service.create", false, "admin", "{\"namespace\":\"%s\",\"service\":\"defined\"}"),
-      new Row("admin.service.update", false, "admin",
-          "{\"namespace\":\"%s\",\"service\":\"defined\",\"protectThreshold\":0.1}"),
-      new Row("admin.service.get", false, "admin", "{\"namespace\":\"%s\",\"service\":\"defined\"}"),
-      new Row("admin.service.delete", false, "admin", "{\"namespace\":\"%s\",\"service\":\"never-made\"}"),
-      new Row("admin.instance.update", false, "admin",
-          "{\"namespace\":\"%s\",\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080},\"weight\":2}"),
-      new Row("admin.instance.patch", false, "admin",
-          "{\"namespace\":\"%s\",\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080},\"weight\":3}"),
-      new Row("admin.trace", true, "admin", "{\"namespace\":\"%s\"}"),
-      new Row("server.info", false, null, "{}"));
-
-  /** The code a request was refused with, or null when it was served (answered, or refused for another reason). */
-  static String ask(WireClient client, Row row, String namespace) {
-    String body = row.body().formatted(namespace);
-    try {
-      if (row.stream()) {
-        client.stream(row.route(), body).take(Duration.ofMillis(150)).blockLast(Duration.ofSeconds(5));
-      } else {
-        client.call(row.route(), body);
-      }
-      return null;
-    } catch (RuntimeException e) {
-      ErrorBody error = WireClient.errorOf(e);
-      return error.code().equals("UNAUTHENTICATED") || error.code().equals("FORBIDDEN") ? error.code()
-          + ": " + error.message() : null;
-    }
-  }
-
-  static long revision() {
-    return fixture.server().runtime().read(RegistryReads::revision);
-  }
-
-  @ParameterizedTest(name = "{0}, a token in each request, over TCP")
-  @EnumSource(Caller.class)
-  void everyRouteAnswersEachCallerAsItsGrantsSay(Caller caller) {
-    WireClient connection = fixture.connect("matrix");
-    matrix(caller, caller.token == null ? connection : connection.bearer(caller.token), connection);
-  }
-
-  @ParameterizedTest(name = "{0}, the token in the SETUP, over WebSocket")
-  @EnumSource(value = Caller.class, names = {"BAD_TOKEN", "EXPIRED_JWT"}, mode = EnumSource.Mode.EXCLUDE)
-  void aSetupTokenSpeaksForEveryRequestOfItsConnection(Caller caller) {
-    try (WireClient connection = WireClient.connectWebSocketWithToken(fixture.server().webSocketPort(), "matrix",
-        caller.token)) {
-      matrix(caller, connection, connection);
-    }
-  }
-
-  private static void matrix(Caller caller, WireClient asking, WireClient connection) {
-    SoftAssertions softly = new SoftAssertions();
-    for (String namespace : List.of("prod", "team-a")) {
-      for (Row row : ROUTES) {
-        long before = revision();
-        String refusal = ask(asking, row, namespace);
-        String expected = caller.refusal(row.permission(), namespace);
-        String what = caller + " asks " + row.route() + " in " + namespace;
-        if (expected == null) {
-          softly.assertThat(refusal).as(what).isNull();
-        } else {
-          softly.assertThat(refusal).as(what).startsWith(expected);
-          softly.assertThat(revision()).as(what + ": nothing changed").isEqualTo(before);
-          if (expected.equals("FORBIDDEN")) { // names the permission and the namespace
-            softly.assertThat(refusal).as(what).contains(row.permission() + " permission", "'" + namespace + "'");
-          }
-        }
-      }
-    }
-    softly.assertAll();
-    assertThat(connection.isDisposed()).as("the connection stays open after refusals").isFalse();
-    assertThat(connection.bearer(OPS).call("server.info", "{}")).contains("\"protocol\":1");
   }
 
   @Test
