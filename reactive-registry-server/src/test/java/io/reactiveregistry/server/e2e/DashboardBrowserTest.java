@@ -2,7 +2,6 @@ package io.reactiveregistry.server.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
@@ -58,7 +57,7 @@ class DashboardBrowserTest {
 
   @BeforeAll
   static void needsChromium() {
-    assumeTrue(new File(CHROMIUM).canExecute() && new File(CHROMEDRIVER).canExecute(),
+    Prerequisites.require(new File(CHROMIUM).canExecute() && new File(CHROMEDRIVER).canExecute(),
         "no Chromium here (" + CHROMIUM + ", " + CHROMEDRIVER + "): .ci/run installs Debian's chromium and "
             + "chromium-driver");
   }

@@ -2,7 +2,6 @@ package io.reactiveregistry.server.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
@@ -36,7 +35,7 @@ class ProtectedModeTest {
   @BeforeAll
   static void makeANonLoopbackPeer() throws Exception {
     namespace = NetworkNamespace.create();
-    assumeTrue(namespace != null,
+    Prerequisites.require(namespace != null,
         "this machine does not let the test make a network namespace (needs root), "
             + "or its interfaces use every documentation range");
   }
