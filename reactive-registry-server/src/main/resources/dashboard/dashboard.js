@@ -596,7 +596,9 @@ document.addEventListener('alpine:init', () => {
     ask(question) {
       return new Promise(resolve => {
         this.asking = Object.assign({ confirm: 'Confirm', danger: false, fields: [] }, question, { resolve });
-        this.$refs.ask.showModal();
+        // Shown once Alpine has rendered this question's fields: before that the dialog holds the
+        // last question's inputs, and what is typed into them is overwritten when they are rendered.
+        this.$nextTick(() => this.$refs.ask.showModal());
       });
     },
 

@@ -198,7 +198,7 @@ class DashboardBrowserTest {
     // Bad input: refused by the server naming the field, shown on the page, nothing changed.
     payments.findElement(By.linkText("payments")).click();
     waiting().until(ExpectedConditions.elementToBeClickable(By.id("update-service"))).click();
-    field("protectThreshold").clear();
+    editable("protectThreshold", "0.5").clear();
     field("protectThreshold").sendKeys("1.5");
     confirm();
     waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("error"), "INVALID_PARAM"));
@@ -206,11 +206,12 @@ class DashboardBrowserTest {
     browser.findElement(By.id("update-service")).click();
     // Emptied as a user does (clear() fires no input event): the server would read an empty field as
     // "keep it", so the page refuses it.
-    field("protectThreshold").sendKeys(Keys.chord(Keys.CONTROL, "a"), Keys.DELETE);
+    editable("protectThreshold", "0.5").sendKeys(Keys.chord(Keys.CONTROL, "a"), Keys.DELETE);
     confirm();
     waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("error"),
         "protectThreshold: a number is required"));
     browser.findElement(By.id("update-service")).click();
+    editable("protectThreshold", "0.5");
     WebElement metadata = browser.findElement(By.cssSelector("#ask textarea[name='metadata']"));
     metadata.clear();
     metadata.sendKeys("no equals sign");
@@ -229,6 +230,17 @@ class DashboardBrowserTest {
 
   private WebElement field(String name) {
     return browser.findElement(By.cssSelector("#ask input[name='" + name + "']"));
+  }
+
+  /**
+   * A field of the dialog just asked for, once it is shown with the service's current value: typed
+   * into any earlier, what is typed is overwritten when the page renders the question (on a loaded
+   * machine that came after the test had emptied the field, which the server then took as valid).
+   */
+  private WebElement editable(String name, String current) {
+    By field = By.cssSelector("#ask[open] input[name='" + name + "']");
+    waiting().until(ExpectedConditions.attributeToBe(field, "value", current));
+    return browser.findElement(field);
   }
 
   @Test
