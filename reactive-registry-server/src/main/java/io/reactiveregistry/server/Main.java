@@ -136,6 +136,11 @@ public final class Main implements Callable<Integer> {
       description = "Persistent instances in one namespace. Default: ${DEFAULT-VALUE}")
   int maxPersistentInstancesPerNamespace;
 
+  @Option(names = "--max-http-instances",
+      description = "Ephemeral instances registered over HTTP, which belong to no connection and live by their "
+          + "heartbeats. Default: ${DEFAULT-VALUE}")
+  int maxHttpInstances;
+
   @Option(names = "--max-durable-metadata-bytes",
       description = "UTF-8 bytes of metadata kept durably (persistent instances', service definitions'). "
           + "Default: ${DEFAULT-VALUE}")
@@ -394,7 +399,8 @@ public final class Main implements Callable<Integer> {
             new ServerLimits.FragmentLimits(maxFragmentBytesPerConnection, maxFragmentBytes)))
         .withMaxInstancesPerConnection(maxInstancesPerConnection)
         .withQuotas(new Quotas(maxNamespaces, maxServices, maxServicesPerNamespace, maxPersistentInstances,
-            maxPersistentInstancesPerNamespace, maxDurableMetadataBytes, maxDurableMetadataBytesPerNamespace))
+            maxPersistentInstancesPerNamespace, maxDurableMetadataBytes, maxDurableMetadataBytesPerNamespace,
+            maxHttpInstances))
         .withMaxPendingEvents(maxPendingEvents)
         .withHeartbeat(timings)
         .withLifecycle(new LifecycleConfig(Duration.ofMillis(emptyServiceCleanupMs), Duration.ofMillis(overrideRetentionMs),

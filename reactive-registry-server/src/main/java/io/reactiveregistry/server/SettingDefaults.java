@@ -44,6 +44,7 @@ final class SettingDefaults {
     put(defaults, "--max-services-per-namespace", config.quotas().maxServicesPerNamespace());
     put(defaults, "--max-persistent-instances", config.quotas().maxPersistentInstances());
     put(defaults, "--max-persistent-instances-per-namespace", config.quotas().maxPersistentInstancesPerNamespace());
+    put(defaults, "--max-http-instances", config.quotas().maxHttpInstances());
     put(defaults, "--max-durable-metadata-bytes", config.quotas().maxDurableMetadataBytes());
     put(defaults, "--max-durable-metadata-bytes-per-namespace",
         config.quotas().maxDurableMetadataBytesPerNamespace());

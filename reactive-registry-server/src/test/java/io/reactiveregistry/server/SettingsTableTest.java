@@ -99,6 +99,7 @@ class SettingsTableTest {
         integer("--max-persistent-instances", "41", "42", "43", c -> c.quotas().maxPersistentInstances()),
         integer("--max-persistent-instances-per-namespace", "51", "52", "53",
             c -> c.quotas().maxPersistentInstancesPerNamespace()),
+        integer("--max-http-instances", "54", "55", "56", c -> c.quotas().maxHttpInstances()),
         setting("--max-durable-metadata-bytes", "61", "62", "63", c -> c.quotas().maxDurableMetadataBytes(),
             Long::valueOf),
         setting("--max-durable-metadata-bytes-per-namespace", "71", "72", "73",

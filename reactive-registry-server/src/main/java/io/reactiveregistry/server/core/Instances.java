@@ -202,7 +202,8 @@ final class Instances {
     Service service = services.get(key);
     RegisteredInstance instance = service == null ? null : service.instances.get(spec.instanceId());
     HeartbeatOutcome outcome = OwnershipRules.heartbeat(service != null && !service.ephemeral, instance != null,
-        instance != null && instance.owner == owner,
+        instance != null && instance.owner == owner, instance != null && instance.owner != null
+            && instance.owner.isPeer(),
         instance == null && owners.deregistered(owner, key, spec.instanceId()));
     if (outcome == HeartbeatOutcome.REFRESHED) {
       long now = clock.millis();

@@ -24,6 +24,12 @@ public sealed interface Outcome {
     RECREATED,
     IGNORED_PERSISTENT,
     IGNORED_NOT_OWNER,
+    /**
+     * The instance is another member's copy: its owner's connection is there. A caller whose
+     * heartbeats reach this member instead (an HTTP client behind a balancer, a client that failed
+     * over) registers it again here, which takes it over.
+     */
+    IGNORED_OTHER_NODE,
     IGNORED_DEREGISTERED
   }
 

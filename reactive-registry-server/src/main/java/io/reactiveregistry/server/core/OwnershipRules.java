@@ -38,15 +38,18 @@ final class OwnershipRules {
   /**
    * A heartbeat naming one instance refreshes it if the caller owns it; re-creates it if the server
    * no longer has it, unless the caller deregistered it (a heartbeat in flight must not undo that);
-   * and otherwise does nothing. Persistent instances are not kept alive by heartbeats.
+   * and otherwise does nothing, saying whether the instance is another member's copy (the caller
+   * should register it here) or another connection's. Persistent instances are not kept alive by
+   * heartbeats.
    */
   static HeartbeatOutcome heartbeat(boolean servicePersistent, boolean exists, boolean ownedByCaller,
-      boolean deregisteredByCaller) {
+      boolean ownedByPeer, boolean deregisteredByCaller) {
     if (servicePersistent) {
       return HeartbeatOutcome.IGNORED_PERSISTENT;
     }
     if (exists) {
-      return ownedByCaller ? HeartbeatOutcome.REFRESHED : HeartbeatOutcome.IGNORED_NOT_OWNER;
+      return ownedByCaller ? HeartbeatOutcome.REFRESHED
+          : ownedByPeer ? HeartbeatOutcome.IGNORED_OTHER_NODE : HeartbeatOutcome.IGNORED_NOT_OWNER;
     }
     return deregisteredByCaller ? HeartbeatOutcome.IGNORED_DEREGISTERED : HeartbeatOutcome.RECREATED;
   }

@@ -20,9 +20,16 @@ final class Ownerships {
 
   private final Map<Owner, Ownership> owners = new HashMap<>();
   private final int maxPerOwner;
+  /** What the {@linkplain Owner#shared shared} owner of HTTP-registered instances may own. */
+  private final int maxShared;
 
-  Ownerships(int maxPerOwner) {
+  Ownerships(int maxPerOwner, int maxShared) {
     this.maxPerOwner = maxPerOwner;
+    this.maxShared = maxShared;
+  }
+
+  private int max(Owner owner) {
+    return owner.isShared() ? maxShared : maxPerOwner;
   }
 
   int ownedBy(Owner owner) {
@@ -36,11 +43,12 @@ final class Ownerships {
     return ownership == null ? Set.of() : ownership.owned;
   }
 
-  /** Refuses, naming the limit, when the connection would own more than it may. */
+  /** Refuses, naming the limit, when the connection (or HTTP's callers together) would own more than it may. */
   void checkCapacity(Owner owner, int ownedAfter) {
-    if (ownedAfter > maxPerOwner) {
-      throw new RegistryException(Failure.LIMIT_EXCEEDED, "this connection may own at most " + maxPerOwner
-          + " instances");
+    if (ownedAfter > max(owner)) {
+      throw new RegistryException(Failure.LIMIT_EXCEEDED, owner.isShared()
+          ? "at most " + maxShared + " instances registered over HTTP may live on this node (max-http-instances)"
+          : "this connection may own at most " + maxPerOwner + " instances");
     }
   }
 
@@ -89,7 +97,7 @@ final class Ownerships {
     Set<InstanceAddress> remembered = ownership(owner).deregistered;
     remembered.add(new InstanceAddress(service, instanceId));
     // Bounded like what a connection may own, so a client cannot grow it without limit.
-    if (remembered.size() > maxPerOwner) {
+    if (remembered.size() > max(owner)) {
       Iterator<InstanceAddress> oldest = remembered.iterator();
       oldest.next();
       oldest.remove();

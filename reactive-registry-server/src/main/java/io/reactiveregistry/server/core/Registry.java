@@ -63,7 +63,7 @@ public final class Registry implements RegistryReads {
     this.services = new ServiceCatalog(config.quotas(), log);
     this.expiry = new Expiry(lifecycle, random);
     HybridClock stamps = new HybridClock(clock);
-    this.instances = new Instances(clock, config, services, new Ownerships(config.maxInstancesPerOwner()),
+    this.instances = new Instances(clock, config, services, new Ownerships(config.maxInstancesPerOwner(), config.quotas().maxHttpInstances()),
         overrides, expiry, log, stamps);
     this.replicas = new Replicas(node, stamps, instances);
   }

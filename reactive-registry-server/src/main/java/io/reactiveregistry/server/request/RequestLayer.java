@@ -251,7 +251,8 @@ public final class RequestLayer {
     }
     HeartbeatOutcome beat = (HeartbeatOutcome) outcome;
     meters.heartbeats(1);
-    if (beat == HeartbeatOutcome.IGNORED_NOT_OWNER || beat == HeartbeatOutcome.IGNORED_DEREGISTERED) {
+    if (beat == HeartbeatOutcome.IGNORED_NOT_OWNER || beat == HeartbeatOutcome.IGNORED_OTHER_NODE
+        || beat == HeartbeatOutcome.IGNORED_DEREGISTERED) {
       meters.heartbeatDropped();
     }
     return switch (beat) {
@@ -261,6 +262,9 @@ public final class RequestLayer {
           "the instance is persistent: the server checks its health itself, it takes no heartbeats"));
       case IGNORED_NOT_OWNER -> Answer.refusal(new EdgeRefusal(ErrorCode.FORBIDDEN,
           "the instance was registered on an RSocket connection, which keeps it alive"));
+      // 404, as for an instance this node does not know: the caller registers it here, which takes it over.
+      case IGNORED_OTHER_NODE -> Answer.refusal(new EdgeRefusal(ErrorCode.NOT_FOUND,
+          "the instance was registered on another member of the cluster: register it again here"));
       case IGNORED_DEREGISTERED -> Answer.refusal(new EdgeRefusal(ErrorCode.NOT_FOUND,
           "the instance was deregistered: register it again"));
     };

@@ -38,19 +38,21 @@ class OwnershipRulesTest {
     assertThat(registration.addsToCaller(ephemeral)).isEqualTo(addsToAlice);
   }
 
-  @ParameterizedTest(name = "persistent={0}, exists={1}, owned by caller={2}, deregistered by caller={3}: {4}")
+  @ParameterizedTest(name = "persistent={0}, exists={1}, owned by caller={2}, by a peer={3}, deregistered by caller={4}: {5}")
   @CsvSource({
-      // persistent, exists, owned, deregistered, outcome
-      "false,        true,   true,  false,        REFRESHED",
-      "false,        true,   false, false,        IGNORED_NOT_OWNER",
-      "false,        false,  false, false,        RECREATED",
-      "false,        false,  false, true,         IGNORED_DEREGISTERED",
-      "true,         true,   false, false,        IGNORED_PERSISTENT",
-      "true,         false,  false, false,        IGNORED_PERSISTENT",
-      "true,         false,  false, true,         IGNORED_PERSISTENT",
+      // persistent, exists, owned, peer's, deregistered, outcome
+      "false,        true,   true,  false,  false,        REFRESHED",
+      "false,        true,   false, false,  false,        IGNORED_NOT_OWNER",
+      "false,        true,   false, true,   false,        IGNORED_OTHER_NODE",
+      "false,        false,  false, false,  false,        RECREATED",
+      "false,        false,  false, false,  true,         IGNORED_DEREGISTERED",
+      "true,         true,   false, false,  false,        IGNORED_PERSISTENT",
+      "true,         true,   false, true,   false,        IGNORED_PERSISTENT",
+      "true,         false,  false, false,  false,        IGNORED_PERSISTENT",
+      "true,         false,  false, false,  true,         IGNORED_PERSISTENT",
   })
-  void whatAHeartbeatDoes(boolean persistent, boolean exists, boolean owned, boolean deregistered,
+  void whatAHeartbeatDoes(boolean persistent, boolean exists, boolean owned, boolean peers, boolean deregistered,
       HeartbeatOutcome expected) {
-    assertThat(OwnershipRules.heartbeat(persistent, exists, owned, deregistered)).isEqualTo(expected);
+    assertThat(OwnershipRules.heartbeat(persistent, exists, owned, peers, deregistered)).isEqualTo(expected);
   }
 }

@@ -111,7 +111,8 @@ class ReplicasTest {
       assertThat(shown(node, orders)).hasSize(1);
     }
     assertThat(n1.claims()).as("n1 no longer claims it").isEmpty();
-    assertThat(n1.heartbeat(client1, orders, instance(8080))).isEqualTo(HeartbeatOutcome.IGNORED_NOT_OWNER);
+    assertThat(n1.heartbeat(client1, orders, instance(8080))).as("n3's now: register it here again to take it back")
+        .isEqualTo(HeartbeatOutcome.IGNORED_OTHER_NODE);
 
     // n1 notices its dead connection only now: its release must not remove n3's registration.
     assertThat(n1.release(client1)).isZero();

@@ -323,6 +323,41 @@ class ReplicationEndToEndTest {
     nodes.get("n3").assertNothingBlocked();
   }
 
+  /**
+   * An HTTP client's heartbeats that reach another member than the one it registered on (a balancer
+   * in front of the cluster, a failover) are answered 404, as for an instance that member does not
+   * know: the client registers again there, which takes the instance over, never duplicates it.
+   */
+  @Test
+  @Order(5)
+  void anHttpHeartbeatOnAnotherMemberIsAnsweredSoThatTheClientRegistersThereAndTakesTheInstanceOver()
+      throws Exception {
+    String instance = ephemeral("http-fleet", "127.0.0.31", 8080);
+    assertThat(httpPost("n2", "instance.register", instance).statusCode()).isEqualTo(200);
+    await().atMost(Duration.ofSeconds(5)).until(() -> instanceIds("n3", "http-fleet").size() == 1);
+
+    HttpResponse<String> elsewhere = httpPost("n3", "instance.heartbeat", instance);
+    assertThat(elsewhere.statusCode()).as(elsewhere.body()).isEqualTo(404);
+    assertThat(elsewhere.body()).contains("NOT_FOUND", "registered on another member", "register it again here");
+
+    assertThat(httpPost("n3", "instance.register", instance).statusCode()).isEqualTo(200);
+    assertThat(httpPost("n3", "instance.heartbeat", instance).body()).contains("REFRESHED");
+    for (String id : List.of("n2", "n3")) { // n1 was killed (order 3)
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(instances(id, "http-fleet"))
+          .as("one instance on %s, held by n3", id).singleElement()
+          .satisfies(shown -> assertThat(shown.instanceId()).isEqualTo("127.0.0.31#8080#DEFAULT")));
+    }
+    // n2 no longer holds it: its heartbeats there are answered the same way.
+    await().atMost(Duration.ofSeconds(5)).until(() -> httpPost("n2", "instance.heartbeat", instance)
+        .statusCode() == 404);
+  }
+
+  static HttpResponse<String> httpPost(String id, String route, String json) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + nodes.get(id).httpPort() + "/api/v1/" + route)).timeout(Duration.ofSeconds(5))
+        .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
   // ---------------------------------------------------------------- helpers
 
   static List<InstanceBody> instances(String id, String service) {
