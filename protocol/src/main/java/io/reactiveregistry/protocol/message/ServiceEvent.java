@@ -72,10 +72,4 @@ public record ServiceEvent(
     return new ServiceEvent(BATCH, events.get(events.size() - 1).revision(), null, null, null, null, null, null,
         null, null, null, null, List.copyOf(events));
   }
-
-  /** The snapshot this event carries; only meaningful for {@code SNAPSHOT}. */
-  public ServiceSnapshot asSnapshot() {
-    return new ServiceSnapshot(namespace, group, service, Boolean.TRUE.equals(ephemeral), revision,
-        Boolean.TRUE.equals(protectionTriggered), instances == null ? List.of() : instances);
-  }
 }

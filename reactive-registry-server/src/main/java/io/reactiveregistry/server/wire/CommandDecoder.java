@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The one table by which a request becomes a core {@link Command}: for each route that changes the
@@ -62,11 +61,6 @@ public final class CommandDecoder {
   /** Whether the route changes the registry, and so is decoded here. */
   public static boolean decodes(Route route) {
     return table.containsKey(route);
-  }
-
-  /** The routes that are commands. */
-  public static Set<Route> routes() {
-    return table.keySet();
   }
 
   /** The command a request asks for; a body that breaks a rule is refused naming the field. */

@@ -40,9 +40,9 @@ import reactor.test.StepVerifier;
 /**
  * Every error the routes can return, over a real connection: the code, a message naming the field
  * and the rule, the connection still usable and nothing changed. {@code INTERNAL} needs a failed
- * disk: {@code storage.StorageFailureEndToEndTest}; {@code UNAUTHENTICATED} is reserved and not
- * sent by this server; {@code UNAVAILABLE} needs a cluster without a majority:
- * {@code cluster.ClusterProcessesTest}.
+ * disk: {@code storage.StorageFailureEndToEndTest}; {@code UNAUTHENTICATED} and {@code FORBIDDEN}
+ * need a server with tokens: {@link PermissionMatrixTest}, every route through every door;
+ * {@code UNAVAILABLE} needs a cluster without a majority: {@link ClusterEndToEndTest}.
  */
 class ErrorsEndToEndTest {
   private final ServerFixture fixture = new ServerFixture(ServerConfig.ephemeralLoopback()
