@@ -45,7 +45,7 @@ class SpringStarterTest {
   }
 
   @Test
-  void anApplicationRegistersOnStartAndIsGoneFromAnotherApplicationsViewWithinASecondOfItsGracefulShutdown() {
+  void anApplicationRegistersOnStartAndIsGoneFromAnotherApplicationsViewBeforeItsGracefulShutdownEnds() {
     ConfigurableApplicationContext orders = TestApps.start(TestApps.Whoami.class, "orders", server.tcpPort(),
         "reactive-registry.registration.metadata.version=2", "server.shutdown=graceful");
     ConfigurableApplicationContext caller = TestApps.start(TestApps.Caller.class, "caller", server.tcpPort());
@@ -61,12 +61,21 @@ class SpringStarterTest {
       ReactiveDiscoveryClient discovery = caller.getBean(ReactiveDiscoveryClient.class);
       await().atMost(WAIT).until(() -> discovery.getInstances("orders").collectList().block(WAIT).size() == 1);
 
-      long shutdownStarted = System.nanoTime();
+      // The rule: the instance is deregistered as the shutdown begins, before the web server drains
+      // (and is kept serving deregister-grace after), and the change is pushed. So the caller's view
+      // loses it while the application is still closing: an order, which a busy machine cannot
+      // turn around, where a fixed second could be missed by a slow context close.
       Thread closing = new Thread(orders::close, "orders-shutdown");
+      boolean[] stillClosingWhenGone = new boolean[1];
       closing.start();
-      await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(10))
-          .until(() -> callerViews.latest("orders", false).map(view -> view.instances().isEmpty()).orElse(false));
-      assertThat(Duration.ofNanos(System.nanoTime() - shutdownStarted)).isLessThan(Duration.ofSeconds(1));
+      await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
+        boolean alive = closing.isAlive();
+        boolean gone = callerViews.latest("orders", false).map(view -> view.instances().isEmpty()).orElse(false);
+        stillClosingWhenGone[0] = alive;
+        return gone;
+      });
+      assertThat(stillClosingWhenGone[0]).as("gone from the caller's view before the application finished closing")
+          .isTrue();
       await().atMost(WAIT).until(() -> !closing.isAlive());
       assertThat(witness.query(ORDERS).block(WAIT).instances()).isEmpty();
     } finally {

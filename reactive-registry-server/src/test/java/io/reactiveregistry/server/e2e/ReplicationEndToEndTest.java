@@ -234,12 +234,14 @@ class ReplicationEndToEndTest {
     // Each of n1's clients notices and registers again on another node, as the Java client does,
     // all at once.
     Map<Integer, WireClient> moved = new ConcurrentHashMap<>();
+    Map<String, Long> registeredAgainAfterMs = new ConcurrentHashMap<>();
     Flux.fromIterable(connectedTo.entrySet())
         .filter(client -> client.getValue().equals("n1"))
         .flatMap(client -> Mono.fromRunnable(() -> {
           int c = client.getKey();
           WireClient again = WireClient.connect(ports.get(c % 2 == 0 ? "n2" : "n3"), "fleet-" + c);
           again.call("instance.register", ephemeral("fleet", address(c), 8080));
+          registeredAgainAfterMs.put(address(c) + "#8080#DEFAULT", (System.nanoTime() - killedAt) / 1_000_000);
           moved.put(c, again);
         }).subscribeOn(Schedulers.boundedElastic()), 64)
         .blockLast(Duration.ofSeconds(30));
@@ -255,7 +257,14 @@ class ReplicationEndToEndTest {
       }
     });
     long converged = (System.nanoTime() - killedAt) / 1_000_000;
-    assertThat(removals).as("no subscriber saw a live client's instance go").isEmpty();
+    // The rule: a lost member's copies are kept for the grace period, so a client that registered
+    // again within it is never seen to go. (Only one that a busy machine held up past the grace may
+    // be: its copy went, and its new registration came back.)
+    assertThat(removals).as("no subscriber saw a live client's instance go while within the grace period")
+        .allSatisfy(removal -> assertThat(registeredAgainAfterMs.get(removal.instanceId()))
+            .as("%s removed: registered again %s ms after the kill", removal.instanceId(),
+                registeredAgainAfterMs.get(removal.instanceId()))
+            .isGreaterThanOrEqualTo(Long.parseLong(GRACE_MS)));
     assertThat(folds.get("n2")).hasSize(clientsCount);
     assertThat(folds.get("n3")).hasSize(clientsCount);
     System.out.println("after kill -9 of n1 (" + clientsCount + " clients, " + moved.size() + " of them on n1): "

@@ -32,8 +32,10 @@ class StallTest {
         "--self-preservation", "false")) {
       WireClient app = WireClient.connect(server.port(), "app");
       WireClient watcher = WireClient.connect(server.port(), "watcher");
+      // A heartbeat every 200 ms against a 3 s timeout: a busy machine that delays heartbeats by a
+      // second or two does not turn anyone unhealthy before the stall; only the stall could.
       String timings = "\"metadata\":{\"preserved.heart.beat.interval\":\"200\",\"preserved.heart.beat.timeout\":"
-          + "\"1000\",\"preserved.ip.delete.timeout\":\"2000\"}";
+          + "\"3000\",\"preserved.ip.delete.timeout\":\"5000\"}";
       Disposable heartbeats = Flux.interval(Duration.ofMillis(200))
           .subscribe(tick -> app.rsocket().fireAndForget(WireClient.payload("instance.heartbeat", "{}")).subscribe());
       for (int i = 1; i <= 20; i++) {
@@ -46,8 +48,8 @@ class StallTest {
       try {
         await().pollDelay(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> true);
 
-        server.signal("STOP"); // 4 s: twice the delete timeout, heartbeats piling up in the socket
-        await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(10)).until(() -> true);
+        server.signal("STOP"); // 7 s: past the delete timeout, heartbeats piling up in the socket
+        await().pollDelay(Duration.ofSeconds(7)).atMost(Duration.ofSeconds(10)).until(() -> true);
         server.signal("CONT");
 
         await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> true);
