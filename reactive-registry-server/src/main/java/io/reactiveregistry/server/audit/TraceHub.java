@@ -7,11 +7,11 @@ import io.reactiveregistry.server.core.RegistryEvent;
 import io.reactiveregistry.server.core.RegistryEvent.InstanceRemoved;
 import io.reactiveregistry.server.core.RegistryEvent.InstanceUpserted;
 import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.push.Drain;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -120,16 +120,19 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
         event.principal(), actor != null && actor.isPeer() ? actor.node() : node, null);
   }
 
+  /**
+   * One trace stream: its pending events, bounded by {@code maxPending} (past it the oldest go, and
+   * one GAP event says how many), emitted by a {@link Drain} as far as its demand reaches.
+   */
   private final class Subscriber {
     private final Filter filter;
-    private final FluxSink<byte[]> sink;
     private final ArrayDeque<Traced> pending = new ArrayDeque<>();
-    private final AtomicInteger wip = new AtomicInteger();
+    private final Drain drain = new Drain(this::next);
     private long missed;
 
     Subscriber(Filter filter, FluxSink<byte[]> sink) {
       this.filter = filter;
-      this.sink = sink;
+      drain.attach(sink);
     }
 
     synchronized void offer(Traced event) {
@@ -141,29 +144,22 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
     }
 
     void drain() {
-      if (wip.getAndIncrement() != 0) {
-        return;
-      }
-      int todo = 1;
-      do {
-        while (sink.requestedFromDownstream() > 0 && !sink.isCancelled()) {
-          Traced next;
-          synchronized (this) {
-            if (missed > 0) {
-              next = new Traced(new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, null, null,
-                  missed));
-              missed = 0;
-            } else {
-              next = pending.poll();
-            }
-          }
-          if (next == null) {
-            break;
-          }
-          sink.next(next.json());
+      drain.run();
+    }
+
+    /** The GAP for what was lost, if anything was, then the oldest pending event; null: none. */
+    private byte @Nullable [] next() {
+      Traced next;
+      synchronized (this) {
+        if (missed > 0) {
+          next = new Traced(new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, null, null,
+              missed));
+          missed = 0;
+        } else {
+          next = pending.poll();
         }
-        todo = wip.addAndGet(-todo);
-      } while (todo != 0);
+      }
+      return next == null ? null : next.json();
     }
   }
 }

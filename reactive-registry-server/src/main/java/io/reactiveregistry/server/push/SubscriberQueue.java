@@ -7,8 +7,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.FluxSink;
@@ -36,15 +34,13 @@ public final class SubscriberQueue {
   private final Resync resync;
   private final LongConsumer pushed;
   private final ArrayDeque<OutboundEvent> pending = new ArrayDeque<>();
-  private final AtomicInteger wip = new AtomicInteger();
   private boolean needsResync;
-  private volatile FluxSink<byte[]> sink;
   private volatile boolean closed;
+  /** Emits the frames {@link #nextFrame} makes, as far as demand reaches. */
+  private final Drain drain = new Drain(this::nextFrame);
 
   /** Where the queue drains when woken; null: on the thread that woke it. */
   private final @Nullable DrainLoop drainer;
-  private final AtomicBoolean drainScheduled = new AtomicBoolean();
-  private final Runnable scheduledDrain = this::scheduledDrain;
   private final boolean coalesce;
   /** Paces a coalescing subscriber's frames; see {@link Pacing}. */
   private final Pacing pacing;
@@ -69,7 +65,7 @@ public final class SubscriberQueue {
 
   /** Connects the queue to its stream; emission starts with the next {@link #drain()}. */
   public void attach(FluxSink<byte[]> sink) {
-    this.sink = sink;
+    drain.attach(sink);
   }
 
   /** Adds an event; called under the registry's monitor. */
@@ -95,7 +91,7 @@ public final class SubscriberQueue {
   /** Ends the stream normally; what was still pending is not sent. */
   void complete() {
     close();
-    FluxSink<byte[]> out = sink;
+    FluxSink<byte[]> out = drain.sink();
     if (out != null) {
       out.complete();
     }
@@ -118,8 +114,8 @@ public final class SubscriberQueue {
   public void wake() {
     if (drainer == null) {
       drain();
-    } else if (drainScheduled.compareAndSet(false, true)) {
-      submit(drainer, pacedDelay());
+    } else {
+      drain.handOff(drainer, pacedDelay());
     }
   }
 
@@ -135,7 +131,7 @@ public final class SubscriberQueue {
     for (SubscriberQueue queue : woken) {
       if (queue.drainer == null || queue.pacedDelay() > 0) {
         queue.wake();
-      } else if (queue.drainScheduled.compareAndSet(false, true)) {
+      } else if (queue.drain.claimHandOff()) {
         if (batches == null) {
           batches = new IdentityHashMap<>(4);
         }
@@ -168,7 +164,7 @@ public final class SubscriberQueue {
         loop.execute(task);
       } catch (RejectedExecutionException stopping) {
         // The loop is shutting down, and the connections on it with it.
-        queues.subList(next, queues.size()).forEach(queue -> queue.drainScheduled.set(false));
+        queues.subList(next, queues.size()).forEach(queue -> queue.drain.releaseHandOff());
       }
     }
 
@@ -178,7 +174,7 @@ public final class SubscriberQueue {
       // before the rest: thousands of subscribers on one loop must not hold its reads up for long.
       int end = Math.min(queues.size(), next + DRAINS_PER_TURN);
       for (; next < end; next++) {
-        queues.get(next).scheduledDrain();
+        queues.get(next).drain.runHandedOff();
       }
       if (next < queues.size()) {
         executeOrRelease(this);
@@ -191,56 +187,22 @@ public final class SubscriberQueue {
     return coalesce && pacing.paces() && framesSent ? pacing.delayAfter(lastFrameNanos) : 0;
   }
 
-  /**
-   * The connection has more waiting than it should: the events stay here (where they coalesce,
-   * or collapse into a snapshot past the bound) and the drain is tried again shortly.
-   */
-  private void retryLater(DrainLoop loop) {
-    if (drainScheduled.compareAndSet(false, true)) {
-      submit(loop, CONGESTION_RETRY_NANOS);
-    }
-  }
-
-  /** Runs the drain on its loop, now or after a delay; the caller has set {@code drainScheduled}. */
-  private void submit(DrainLoop loop, long delayNanos) {
-    try {
-      if (delayNanos == 0) {
-        loop.execute(scheduledDrain);
-      } else {
-        loop.schedule(scheduledDrain, delayNanos);
-      }
-    } catch (RejectedExecutionException stopping) {
-      // The event loop is shutting down, and the subscriber's connection with it.
-      drainScheduled.set(false);
-    }
-  }
-
-  private void scheduledDrain() {
-    drainScheduled.set(false); // events offered from here on schedule another drain
-    drain();
-  }
-
   /** Emits what demand allows. Safe to call from any thread; one thread emits at a time. */
   public void drain() {
-    if (wip.getAndIncrement() != 0) {
-      return;
-    }
-    int missed = 1;
-    do {
-      emitWhileDemanded();
-      missed = wip.addAndGet(-missed);
-    } while (missed != 0);
+    drain.run();
   }
 
-  private void emitWhileDemanded() {
-    FluxSink<byte[]> out = sink;
-    if (out == null) {
-      return;
-    }
-    while (!closed && out.requestedFromDownstream() > 0) {
+  /**
+   * The next frame, for the drain: the oldest event, or, coalescing, every pending one as one
+   * frame; a fresh snapshot first after the backlog collapsed. Null when nothing is pending, or
+   * when the connection has more waiting than it should: the events then stay here (where they
+   * coalesce, or collapse into a snapshot past the bound) and the drain is tried again shortly.
+   */
+  private byte @Nullable [] nextFrame() {
+    while (!closed) {
       if (drainer != null && drainer.congested()) {
-        retryLater(drainer);
-        return;
+        drain.handOff(drainer, CONGESTION_RETRY_NANOS);
+        return null;
       }
       List<OutboundEvent> next;
       synchronized (this) {
@@ -251,10 +213,9 @@ public final class SubscriberQueue {
         continue;
       }
       if (next.isEmpty()) {
-        return;
+        return null;
       }
       List<OutboundEvent> frame = next.size() == 1 ? next : EventBatch.coalesced(next);
-      out.next(frame.size() == 1 ? frame.get(0).bytes() : EventBatch.encode(frame));
       if (coalesce) {
         lastFrameNanos = pacing.now();
         framesSent = true;
@@ -264,7 +225,9 @@ public final class SubscriberQueue {
           pushed.accept(event.createdAtNanos());
         }
       }
+      return frame.size() == 1 ? frame.get(0).bytes() : EventBatch.encode(frame);
     }
+    return null;
   }
 
   /** What the next frame carries: the oldest event, or, coalescing, every pending event. */

@@ -4,6 +4,7 @@ import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.server.core.InstanceAddress;
 import io.reactiveregistry.server.core.ReplicaChange;
 import io.reactiveregistry.server.core.ReplicaDigest;
+import io.reactiveregistry.server.push.Drain;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -11,7 +12,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.FluxSink;
 import reactor.core.scheduler.Scheduler;
 
@@ -30,23 +32,24 @@ final class ClaimFeed {
 
   final String peer;
   private final String self;
-  private final Scheduler drainer;
+  /** Where drains run: never under the runtime's monitor, which offers the changes. */
+  private final Executor drainer;
   /** Snapshot, change segments (a map, the latest per instance) and digests, in stream order. */
   private final Deque<Object> queue = new ArrayDeque<>();
-  private final AtomicInteger wip = new AtomicInteger();
-  private volatile FluxSink<byte[]> sink;
+  /** Sends what the peer asked for, one frame at a time, in queue order. */
+  private final Drain drain = new Drain(this::nextFrame);
   private boolean digestWaiting;
   private int waitingChanges;
 
   ClaimFeed(String peer, String self, long epoch, List<ReplicaChange.Claimed> snapshot, Scheduler drainer) {
     this.peer = peer;
     this.self = self;
-    this.drainer = drainer;
+    this.drainer = drainer::schedule;
     queue.add(new Snapshot(epoch, snapshot));
   }
 
   void attach(FluxSink<byte[]> sink) {
-    this.sink = sink;
+    drain.attach(sink);
     sink.onRequest(n -> drain());
     drain();
   }
@@ -83,30 +86,16 @@ final class ClaimFeed {
   }
 
   /**
-   * Something to send, or room to send it: a drain runs on the drainer (never under the runtime's
-   * monitor, which calls this) unless one is running, which then goes round once more — so no
-   * signal is lost between its last look at the queue and its end.
+   * Something to send, or room to send it: a drain is handed off to the drainer (never run under
+   * the runtime's monitor, which calls this), one however often it is asked for meanwhile.
    */
   void drain() {
-    if (wip.getAndIncrement() == 0) {
-      drainer.schedule(this::drainLoop);
-    }
+    drain.handOff(drainer);
   }
 
-  /** Sends what the peer asked for; one at a time, so frames leave in queue order. */
-  private void drainLoop() {
-    int missed = 1;
-    do {
-      FluxSink<byte[]> out = sink;
-      while (out != null && out.requestedFromDownstream() > 0 && !out.isCancelled()) {
-        ReplicaFrame frame = next();
-        if (frame == null) {
-          break;
-        }
-        out.next(json.encode(frame));
-      }
-      missed = wip.addAndGet(-missed);
-    } while (missed != 0);
+  private byte @Nullable [] nextFrame() {
+    ReplicaFrame frame = next();
+    return frame == null ? null : json.encode(frame);
   }
 
   private synchronized ReplicaFrame next() {
