@@ -30,8 +30,8 @@ import io.reactiveregistry.server.security.JwtVerifier;
 import io.reactiveregistry.server.security.ProtectedMode;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.security.StaticTokens;
-import io.reactiveregistry.server.storage.DurableStore;
 import io.reactiveregistry.server.storage.RatisStore;
+import io.reactiveregistry.server.storage.Storage;
 import io.reactiveregistry.server.tls.ReloadingSslContext;
 import io.reactiveregistry.server.tls.TlsFiles;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
@@ -83,13 +83,13 @@ public final class RegistryServer implements Disposable {
   private final AtomicBoolean stopped = new AtomicBoolean();
   /** The stop, once begun; guarded by {@code stopped}. */
   private Mono<Void> stopping;
-  /** Null when durable state is kept in memory only. */
-  private final RatisStore store;
+  /** A Raft log on disk, or nothing with {@code --in-memory}; there either way. */
+  private final Storage storage;
 
   private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp,
       DisposableServer webSocket, DisposableServer http, Disposable ticker, PrometheusMeterRegistry meters,
-      AtomicBoolean ready, RatisStore store) {
-    this.store = store;
+      AtomicBoolean ready, Storage storage) {
+    this.storage = storage;
     this.runtime = runtime;
     this.endpoint = endpoint;
     this.tcp = tcp;
@@ -114,23 +114,30 @@ public final class RegistryServer implements Disposable {
    * expiry): a test moves time instead of waiting for it.
    */
   public static Mono<RegistryServer> start(ServerConfig config, InstantSource clock) {
-    if (!config.storage().durable()) {
-      return Mono.defer(() -> start(config, clock, null, null));
-    }
     ClusterConfig cluster = config.storage().cluster();
     if (cluster.clustered()) {
       log.info("cluster member {} of {}: joining the group (a majority of members must be up)", cluster.nodeId(),
           cluster);
     }
-    return Mono.fromCallable(() -> RatisStore.open(config.storage(), config.security().tls()))
-        .subscribeOn(Schedulers.boundedElastic())
-        .flatMap(store -> store.restored(RESTORE_TIMEOUT)
-            .flatMap(restored -> start(config, clock, store, restored))
-            .onErrorResume(error -> close(store).then(Mono.error(error))));
+    // Opening a log reads the disk: off the caller's thread, which may be an event loop.
+    Mono<Storage> opened = config.storage().durable()
+        ? Mono.<Storage>fromCallable(() -> RatisStore.open(config.storage(), config.security().tls()))
+            .subscribeOn(Schedulers.boundedElastic())
+        : Mono.fromSupplier(Storage::inMemory);
+    return opened.flatMap(storage -> storage.restored(RESTORE_TIMEOUT)
+        .flatMap(restored -> start(config, clock, storage, restored))
+        .onErrorResume(error -> close(storage).then(Mono.error(error))));
   }
 
-  private static Mono<RegistryServer> start(ServerConfig config, InstantSource clock, RatisStore store,
-      RatisStore.Restored restored) {
+  /**
+   * Builds the server from its parts, in this order: the meters and the core; the runtime over
+   * storage, following what storage commits; replication, the audit trail, security; the request
+   * layer and the doors onto it; the revisions reserved (durable storage); then the ports, and once
+   * they listen the timers (token and TLS files, expiry, the cluster's view, replication's links,
+   * health checks). {@link #stopOnce} undoes it from the doors inwards.
+   */
+  private static Mono<RegistryServer> start(ServerConfig config, InstantSource clock, Storage storage,
+      Storage.Restored restored) {
     return Mono.defer(() -> {
       PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       ClusterConfig cluster = config.storage().cluster();
@@ -139,21 +146,21 @@ public final class RegistryServer implements Disposable {
           nodeId);
       ServerMeters serverMeters = new ServerMeters(meters);
       RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), serverMeters::pushed,
-          new ResumeHistory(config.resumeHistory(), clock, nodeId), Pacing.of(config.coalesceWindow())),
-          store == null ? DurableStore.IN_MEMORY : store);
-      if (restored != null) {
-        // From here on, every entry another member commits is applied here too.
-        store.follow(runtime.follower(), runtime::restore);
+          new ResumeHistory(config.resumeHistory(), clock, nodeId), Pacing.of(config.coalesceWindow())), storage);
+      // From here on, every entry another member commits is applied here too.
+      storage.follow(runtime.follower(), runtime::restore);
+      if (config.storage().durable()) {
         log.info("restored {} durable values from {} in {} ms (revision {})", restored.values().size(),
             config.storage().dataDir().toAbsolutePath(), restored.took().toMillis(), restored.revision());
-        serverMeters.gauge("registry.storage.pending", "commands whose durable changes are not yet committed",
-            store::notDurable);
-        store.onDurable(serverMeters.storageCommitLatency());
-        serverMeters.gauge("registry.storage.failed", "1 once durable storage has failed (until a restart)",
-            () -> store.healthy() ? 0 : 1);
       }
-      ClusterView clusterView = store == null ? null
-          : new ClusterView(cluster, nodeId, store::status, meters);
+      serverMeters.gauge("registry.storage.pending", "commands whose durable changes are not yet committed",
+          storage::notDurable);
+      storage.onDurable(serverMeters.storageCommitLatency());
+      serverMeters.gauge("registry.storage.failed", "1 once durable storage has failed (until a restart)",
+          () -> storage.failureDescription() == null ? 0 : 1);
+      // A cluster to view only where there is a log: an --in-memory server belongs to none.
+      ClusterView clusterView = storage instanceof RatisStore log ? new ClusterView(cluster, nodeId, log::status, meters)
+          : null;
       // Each node streams what its connections own to its peers, and follows theirs.
       Replication replication = new Replication(nodeId, cluster, runtime, config.replication(), serverMeters, clock,
           version(), Schedulers.parallel(), PeerAccess.of(config.security()));
@@ -169,7 +176,7 @@ public final class RegistryServer implements Disposable {
       runtime.addListener(trace);
       runtime.addListener(new ChangeCounter(meters));
       // What failed beyond repair without a restart; null while nothing has.
-      Supplier<String> storageFailure = () -> store == null ? null : store.failureDescription();
+      Supplier<String> storageFailure = storage::failureDescription;
       ProtectedMode protectedMode = new ProtectedMode(config.security());
       Access access = access(config.security(), serverMeters, clock);
       ReloadingSslContext tls = tls(config.security().tls());
@@ -188,9 +195,8 @@ public final class RegistryServer implements Disposable {
         log.warn("--allow-unauthenticated: connections from any address are served without credentials; whoever "
             + "reaches the ports can register, deregister and administer everything");
       }
-      RequestLayer layer = new RequestLayer(runtime, trace, identity, clock, serverMeters,
-          () -> store == null ? "IN_MEMORY" : storageFailure.get() == null ? "OK" : "FAILED: " + storageFailure.get(),
-          access, replication);
+      RequestLayer layer = new RequestLayer(runtime, trace, identity, clock, serverMeters, storage::state, access,
+          replication);
       RSocketEndpoint endpoint = new RSocketEndpoint(layer, config.limits(), clock, serverMeters, protectedMode,
           access, tls);
       registerGauges(serverMeters, runtime, endpoint);
@@ -205,7 +211,7 @@ public final class RegistryServer implements Disposable {
           () -> clusterStatus == null ? null : clusterStatus.get());
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
-      Mono<Void> revisionsReserved = restored == null ? Mono.empty()
+      Mono<Void> revisionsReserved = !config.storage().durable() ? Mono.empty()
           : Mono.fromFuture(runtime.reserveRevisions()).publishOn(Schedulers.boundedElastic());
       return revisionsReserved.then(Mono.zip(endpoint.bindTcp(config.host(), config.tcpPort()),
               endpoint.bindWebSocket(config.host(), config.webSocketPort()),
@@ -216,15 +222,15 @@ public final class RegistryServer implements Disposable {
                 tls != null ? tls.watch(TOKEN_FILE_POLL, Schedulers.boundedElastic()) : Disposables.disposed(),
                 access.tokens() != null ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
                     : Disposables.disposed(),
-                new LifecycleTicker(runtime, store == null ? () -> true : store::leading).start(config.expiryTick(), Schedulers.parallel()),
+                new LifecycleTicker(runtime, storage::leading).start(config.expiryTick(), Schedulers.parallel()),
                 clusterView == null ? Disposables.disposed() : clusterView.start(Schedulers.boundedElastic()),
                 replication,
                 new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency(), checks.caFile())
-                    .onlyWhile(store == null ? () -> true : store::leading)
+                    .onlyWhile(storage::leading)
                     .start(Schedulers.parallel()));
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
-                ready, store);
+                ready, storage);
           }));
     });
   }
@@ -252,7 +258,7 @@ public final class RegistryServer implements Disposable {
 
   /** Durable storage, when the server keeps durable state on disk; for embedding and tests. */
   public Optional<RatisStore> storage() {
-    return Optional.ofNullable(store);
+    return storage instanceof RatisStore log ? Optional.of(log) : Optional.empty();
   }
 
   /** The server's meters, in Prometheus text format by {@link PrometheusMeterRegistry#scrape()}. */
@@ -326,16 +332,16 @@ public final class RegistryServer implements Disposable {
           .then(Mono.when(tcp.onClose().onErrorResume(e -> Mono.empty()), webSocket.onDispose()))
           .then(Mono.fromRunnable(http::dispose))
           .then(http.onDispose())
-          .then(store == null ? Mono.empty() : close(store));
+          .then(close(storage));
     });
   }
 
   /** Closes storage off the event loops: it writes what is queued and stops Ratis (file I/O). */
-  private static Mono<Void> close(RatisStore store) {
+  private static Mono<Void> close(Storage storage) {
     return Mono.<Void>fromRunnable(() -> {
           try {
             long start = System.nanoTime();
-            store.close();
+            storage.close();
             log.info("storage closed in {} ms", (System.nanoTime() - start) / 1_000_000);
           } catch (IOException | RuntimeException e) {
             log.warn("storage did not close cleanly", e);

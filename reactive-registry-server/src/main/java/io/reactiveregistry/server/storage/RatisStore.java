@@ -55,7 +55,7 @@ import reactor.core.scheduler.Schedulers;
  * committed; {@link RegistryStateMachine} snapshots them; at start the snapshot and the log after
  * it are replayed, and {@link #restored} hands the result to the core.
  */
-public final class RatisStore implements DurableStore, AutoCloseable {
+public final class RatisStore implements Storage {
   private static final Logger log = LoggerFactory.getLogger(RatisStore.class);
 
   /**
@@ -101,12 +101,6 @@ public final class RatisStore implements DurableStore, AutoCloseable {
     thread.setDaemon(true);
     return thread;
   });
-
-  /**
-   * What was replayed: the latest value of every durable subject, the revision after them, and
-   * how long opening and replaying took.
-   */
-  public record Restored(List<DurableChange> values, long revision, Duration took) {}
 
   private RatisStore(StorageConfig config, ClusterConfig cluster, RaftServer server,
       RegistryStateMachine stateMachine, AtomicReference<Throwable> failure, long openedAtNanos, String origin,
@@ -210,6 +204,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
    * Hands the durable state as it is now to {@code restore} (values and revision), then tells
    * {@code follower} of every entry applied after it, in log order: nothing falls between the two.
    */
+  @Override
   public void follow(CommittedEntries follower, BiConsumer<List<DurableChange>, Long> restore) {
     stateMachine.follow(follower, state -> restore.accept(state.values(), state.revision()));
   }
@@ -218,6 +213,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
    * Completes once this node leads its group and has applied every committed entry: the state
    * it then holds is everything that was acknowledged before the last stop or crash.
    */
+  @Override
   public Mono<Restored> restored(Duration timeout) {
     // Polled off the event loops and the parallel scheduler: Ratis's accessors may wait on its own locks.
     return Flux.interval(Duration.ZERO, Duration.ofMillis(10), Schedulers.boundedElastic())
@@ -256,6 +252,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   }
 
   /** True while this node leads its group (always, once started, on a single node). */
+  @Override
   public boolean leading() {
     return !cluster.clustered() || leader.leading();
   }
@@ -331,12 +328,14 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   }
 
   /** What failed, for operators; null while storage is healthy. */
-  public String failureDescription() {
+  @Override
+  public @Nullable String failureDescription() {
     Throwable failed = failure.get();
     return failed == null ? null : String.valueOf(failed.getMessage() != null ? failed.getMessage() : failed);
   }
 
   /** Told, for each command made durable, how long it waited from being queued to its commit. */
+  @Override
   public void onDurable(LongConsumer latencyNanos) {
     writer.onDurable(latencyNanos);
   }
@@ -347,6 +346,7 @@ public final class RatisStore implements DurableStore, AutoCloseable {
   }
 
   /** Commands whose changes are not yet durable. */
+  @Override
   public int notDurable() {
     return writer.notDurable();
   }

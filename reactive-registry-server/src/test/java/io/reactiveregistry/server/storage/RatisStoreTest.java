@@ -57,7 +57,7 @@ class RatisStoreTest {
     }
 
     try (RatisStore store = open(10_000)) {
-      RatisStore.Restored restored = store.restored(RESTORE).block();
+      Storage.Restored restored = store.restored(RESTORE).block();
       assertThat(restored.revision()).isEqualTo(5);
       assertThat(restored.values()).containsExactlyInAnyOrder(
           new ServiceSaved(db, false, 0.5, Map.of("team", "a"), true),
@@ -84,7 +84,7 @@ class RatisStoreTest {
     }
 
     try (RatisStore store = open(50)) {
-      RatisStore.Restored restored = store.restored(RESTORE).block();
+      Storage.Restored restored = store.restored(RESTORE).block();
       assertThat(restored.values()).hasSize(instances + 1);
       assertThat(restored.revision()).isEqualTo(instances + 1);
     }
