@@ -22,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -51,11 +50,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code FORBIDDEN}; a refusal changes nothing (the registry's revision stays where it was).
  */
 class PermissionMatrixTest {
-  static final String OPS = "ops-6f1c2b7a90";
-  static final String APP = "orders-app-9d8e7f31";
-  static final String READER = "team-reader-3c4d55";
-  static final String JWT_EXPIRED = SignedTokens.hs256("orders-jwt", Map.of("prod", List.of("read", "write")),
-      Instant.now().minus(Duration.ofHours(1)));
+  static final String OPS = TokensEndToEndTest.OPS;
+  static final String APP = TokensEndToEndTest.APP;
+  static final String READER = TokensEndToEndTest.READER;
   static final Duration WAIT = Duration.ofSeconds(5);
 
   @TempDir
@@ -70,10 +67,8 @@ class PermissionMatrixTest {
   @BeforeAll
   static void start() throws Exception {
     Path file = dir.resolve("tokens.json");
-    Files.writeString(file, TokensEndToEndTest.tokenFile(Map.of(
-        OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}",
-        APP, "{\"prod\":[\"read\",\"write\"]}",
-        READER, "{\"team-*\":[\"read\"]}")));
+    // The operator may do everything everywhere, the app read and write in prod, the reader read in team-*.
+    Files.writeString(file, TokensEndToEndTest.tokenFile(TokensEndToEndTest.GRANTS));
     Path keys = dir.resolve("jwt-keys.json");
     Files.writeString(keys, SignedTokens.secretJwkSet());
     // The matrix presents many tokens that are not valid from loopback: the guessing limit is lifted
@@ -90,7 +85,7 @@ class PermissionMatrixTest {
 
   /** Who asks. */
   enum Caller {
-    NOBODY(null), BAD_TOKEN("not-a-token-of-this-server"), EXPIRED_JWT(JWT_EXPIRED),
+    NOBODY(null), BAD_TOKEN("not-a-token-of-this-server"), EXPIRED_JWT(TokensEndToEndTest.JWT_EXPIRED),
     READER_OF_ANOTHER_NAMESPACE(READER), WRITER(APP), ADMIN(OPS);
 
     final String token;
