@@ -157,12 +157,7 @@ public final class HttpEndpoint {
       return unrouted(request, response);
     }
     return RequestBodies.read(request, MAX_BODY_BYTES)
-        .flatMap(body -> {
-          Principal principal = principalOf(request);
-          return route == Route.INSTANCE_HEARTBEAT // answered over HTTP, unlike RSocket's fire-and-forget
-              ? Mono.just(layer.beat(layer.http(), principal, Unpooled.wrappedBuffer(body)))
-              : layer.call(layer.http(), principal, route, Unpooled.wrappedBuffer(body));
-        })
+        .flatMap(body -> layer.call(layer.http(), principalOf(request), route, Unpooled.wrappedBuffer(body)))
         .onErrorResume(RuntimeException.class, e -> Mono.just(Answer.refusal(e)))
         .flatMap(answer -> send(response, answer).then());
   }

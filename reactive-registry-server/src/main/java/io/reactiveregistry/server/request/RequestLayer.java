@@ -157,9 +157,13 @@ public final class RequestLayer {
 
   /**
    * Answers a request-response route: a command once it may be answered (a durable one once
-   * committed), a read at once. Never fails: a refusal is an {@link Answer.Refused}.
+   * committed), a read at once; and a heartbeat, for a door that answers one (HTTP). Never fails:
+   * a refusal is an {@link Answer.Refused}.
    */
   public Mono<Answer> call(Session session, @Nullable Principal principal, Route route, ByteBuf body) {
+    if (route == Route.INSTANCE_HEARTBEAT) {
+      return Mono.just(beat(session, principal, body));
+    }
     long start = System.nanoTime();
     try {
       if (!CommandDecoder.decodes(route)) {
