@@ -150,11 +150,23 @@ function coalesced(action, ms) {
   return () => {
     if (timer === null) {
       timer = setTimeout(() => {
+        forget(timer);
         timer = null;
         action();
       }, ms);
+      // Cleared with the page's streams (closeAll): a reload of the page just left must not run on
+      // the next one (it cleared that page's refusal banner, and asked the server for nothing shown).
+      open.timers.push(timer);
     }
   };
+}
+
+/** A timer of the page that has fired: no longer to clear. */
+function forget(timer) {
+  const at = open.timers.indexOf(timer);
+  if (at >= 0) {
+    open.timers.splice(at, 1);
+  }
 }
 
 /** "k=v" lines to a map; blank lines are skipped. */
@@ -195,10 +207,12 @@ function metadataLines(metadata) {
 // Alpine's reactive state, whose proxies would wrap AbortController and break its methods, and
 // would redraw on every event.
 const open = { streams: [], timers: [], view: {}, traced: [] };
+/** Questions asked so far: each confirmation dialog's id. */
+let questions = 0;
 
 function closeAll() {
   open.streams.forEach(stream => stream.close());
-  open.timers.forEach(timer => clearInterval(timer));
+  open.timers.forEach(timer => clearTimeout(timer)); // intervals and timeouts share their ids
   open.streams = [];
   open.timers = [];
   open.view = {};
@@ -219,7 +233,7 @@ document.addEventListener('alpine:init', () => {
     connections: [],
     trace: { events: [], filter: '', namespace: '', group: '', service: '', paused: false, next: 0 },
     server: { info: null, readAt: 0 },
-    asking: { title: '', text: '', fields: [], confirm: 'Confirm', danger: false, resolve: null },
+    asking: { id: 0, title: '', text: '', fields: [], confirm: 'Confirm', danger: false, resolve: null },
 
     init() {
       window.addEventListener('hashchange', () => this.route());
@@ -595,7 +609,10 @@ document.addEventListener('alpine:init', () => {
     /** Shows the confirmation dialog; its fields' values when confirmed, null when cancelled. */
     ask(question) {
       return new Promise(resolve => {
-        this.asking = Object.assign({ confirm: 'Confirm', danger: false, fields: [] }, question, { resolve });
+        // Each question's fields are keyed by its own id: inputs are made anew for it, never one of
+        // the last question's reused, whose typing could land on the last question's values.
+        this.asking = Object.assign({ confirm: 'Confirm', danger: false, fields: [] }, question,
+          { resolve, id: ++questions });
         // Shown once Alpine has rendered this question's fields: before that the dialog holds the
         // last question's inputs, and what is typed into them is overwritten when they are rendered.
         this.$nextTick(() => this.$refs.ask.showModal());
