@@ -1,10 +1,12 @@
 package io.reactiveregistry.server;
 
+import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
+import io.reactiveregistry.server.eureka.EurekaDoor;
 import io.reactiveregistry.server.process.FatalErrors;
 import io.reactiveregistry.server.process.NettyDefaults;
 import io.reactiveregistry.server.push.ResumeHistory;
@@ -140,6 +142,15 @@ public final class Main implements Callable<Integer> {
       description = "Ephemeral instances registered over HTTP, which belong to no connection and live by their "
           + "heartbeats. Default: ${DEFAULT-VALUE}")
   int maxHttpInstances;
+
+  @Option(names = "--eureka-namespace",
+      description = "The namespace whose services the Eureka door (/eureka/) shows as applications and registers "
+          + "Eureka clients in. Default: ${DEFAULT-VALUE}")
+  String eurekaNamespace;
+
+  @Option(names = "--eureka-group",
+      description = "The group of that namespace the Eureka door serves. Default: ${DEFAULT-VALUE}")
+  String eurekaGroup;
 
   @Option(names = "--max-durable-metadata-bytes",
       description = "UTF-8 bytes of metadata kept durably (persistent instances', service definitions'). "
@@ -416,6 +427,8 @@ public final class Main implements Callable<Integer> {
         .withResumeHistory(new ResumeHistory.Limits(resumeHistoryEvents, Duration.ofMillis(resumeHistoryMs),
             resumeHistoryTotal))
         .withCoalesceWindow(Duration.ofMillis(coalesceWindowMs))
+        .withEureka(new EurekaDoor.Settings(Names.require("--eureka-namespace", eurekaNamespace),
+            Names.require("--eureka-group", eurekaGroup)))
         .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
             Duration.ofMillis(failedAuthenticationWindowMs), TlsFiles.of(tlsCertFile, tlsKeyFile, tlsClientCaFile))
             .withPeerTokenFile(peerTokenFile));

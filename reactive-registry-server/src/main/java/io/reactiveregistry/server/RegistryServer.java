@@ -12,6 +12,7 @@ import io.reactiveregistry.server.cluster.ClusterView;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.Results.InstanceCounts;
+import io.reactiveregistry.server.eureka.EurekaDoor;
 import io.reactiveregistry.server.http.HttpEndpoint;
 import io.reactiveregistry.server.lifecycle.HealthChecker;
 import io.reactiveregistry.server.lifecycle.LifecycleTicker;
@@ -208,7 +209,7 @@ public final class RegistryServer implements Disposable {
           new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
               serverMeters.connectionsRefused("http", "address")),
           protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls,
-          () -> clusterStatus == null ? null : clusterStatus.get());
+          () -> clusterStatus == null ? null : clusterStatus.get(), new EurekaDoor(layer, config.eureka(), meters));
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = !config.storage().durable() ? Mono.empty()

@@ -4,6 +4,7 @@ import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.core.RegistryConfig;
+import io.reactiveregistry.server.eureka.EurekaDoor;
 import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.security.SecurityConfig;
@@ -35,12 +36,13 @@ import org.jspecify.annotations.Nullable;
  * @param replication how long a lost peer's ephemeral instances are kept, and how often peers compare digests
  * @param resumeHistory how much of each subscribed service's recent changes is kept for subscribers that resume
  * @param coalesceWindow the least time between two frames to a subscriber that asked to coalesce; zero: none
+ * @param eureka where the Eureka door's applications live (a namespace and a group)
  */
 public record ServerConfig(
     String host, int tcpPort, int webSocketPort, int httpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
     HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle, HealthChecks healthChecks,
     StorageConfig storage, Quotas quotas, int expiryBudget, SecurityConfig security, Replication.Settings replication,
-    ResumeHistory.Limits resumeHistory, Duration coalesceWindow) {
+    ResumeHistory.Limits resumeHistory, Duration coalesceWindow, EurekaDoor.Settings eureka) {
 
   public ServerConfig {
     for (int port : new int[] {tcpPort, webSocketPort, httpPort}) {
@@ -86,7 +88,7 @@ public record ServerConfig(
       HealthChecks.DEFAULTS, StorageConfig.DEFAULTS, Quotas.DEFAULTS,
       RegistryConfig.DEFAULTS.expiryBudget(), SecurityConfig.DEFAULTS, Replication.Settings.DEFAULTS,
       ResumeHistory.Limits.DEFAULTS,
-      Duration.ofMillis(50));
+      Duration.ofMillis(50), EurekaDoor.Settings.DEFAULTS);
 
   /** Loopback on free ports, durable state in memory only: what tests and embedded uses want. */
   public static ServerConfig ephemeralLoopback() {
@@ -95,87 +97,93 @@ public record ServerConfig(
   }
 
   public ServerConfig withHost(String value) {
-    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withTcpPort(int value) {
-    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withWebSocketPort(int value) {
     return new ServerConfig(host, tcpPort, value, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withHttpPort(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, value, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withMaxInstancesPerConnection(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withMaxPendingEvents(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withHeartbeat(HeartbeatTimings value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withExpiryTick(Duration value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withLifecycle(LifecycleConfig value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withHealthChecks(HealthChecks value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withStorage(StorageConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withQuotas(Quotas value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget, security, replication, resumeHistory, coalesceWindow);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withExpiryBudget(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value, security, replication, resumeHistory, coalesceWindow);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value, security, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withSecurity(SecurityConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, value, replication, resumeHistory, coalesceWindow);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, value, replication, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withReplication(Replication.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, value, resumeHistory, coalesceWindow);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, value, resumeHistory, coalesceWindow, eureka);
   }
 
   public ServerConfig withResumeHistory(ResumeHistory.Limits value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, value,
-        coalesceWindow);
+        coalesceWindow, eureka);
   }
 
   public ServerConfig withCoalesceWindow(Duration value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
-        resumeHistory, value);
+        resumeHistory, value, eureka);
+  }
+
+  public ServerConfig withEureka(EurekaDoor.Settings value) {
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
+        resumeHistory, coalesceWindow, value);
   }
 
   RegistryConfig registryConfig() {

@@ -45,6 +45,8 @@ final class SettingDefaults {
     put(defaults, "--max-persistent-instances", config.quotas().maxPersistentInstances());
     put(defaults, "--max-persistent-instances-per-namespace", config.quotas().maxPersistentInstancesPerNamespace());
     put(defaults, "--max-http-instances", config.quotas().maxHttpInstances());
+    put(defaults, "--eureka-namespace", config.eureka().namespace());
+    put(defaults, "--eureka-group", config.eureka().group());
     put(defaults, "--max-durable-metadata-bytes", config.quotas().maxDurableMetadataBytes());
     put(defaults, "--max-durable-metadata-bytes-per-namespace",
         config.quotas().maxDurableMetadataBytesPerNamespace());

@@ -33,6 +33,13 @@ public sealed interface Command {
   /** A heartbeat naming one instance: refreshes it, or re-creates it when the server no longer has it. */
   record Heartbeat(Owner owner, ServiceKey service, InstanceSpec instance) implements OfService {}
 
+  /**
+   * A renewal naming one instance by its id (Eureka's {@code PUT /apps/{app}/{id}}): refreshes it,
+   * and unlike a {@link Heartbeat} never re-creates it: a renewal carries no instance to re-create,
+   * so one the server does not have is {@code IGNORED_UNKNOWN} and its client registers again.
+   */
+  record Renew(Owner owner, ServiceKey service, String instanceId) implements OfService {}
+
   /** A heartbeat with an empty body: refreshes every instance the connection owns. */
   record HeartbeatAll(Owner owner) implements Command {}
 
@@ -60,6 +67,17 @@ public sealed interface Command {
    */
   record PatchInstance(Owner actor, ServiceKey service, String instanceId, Boolean enabled, Double weight,
       Map<String, String> metadata) implements OfService {}
+
+  /**
+   * The instance's override stops overriding {@code enabled} and the metadata keys named (Eureka's
+   * {@code DELETE .../status}); its weight and other metadata overrides stay.
+   */
+  record RestoreEnabled(Owner actor, ServiceKey service, String instanceId, List<String> metadataKeys)
+      implements OfService {
+    public RestoreEnabled {
+      metadataKeys = List.copyOf(metadataKeys);
+    }
+  }
 
   /** A health check's result for a persistent instance. */
   record RecordHealth(ServiceKey service, String instanceId, boolean healthy) implements OfService {}

@@ -215,6 +215,24 @@ final class Instances {
     return outcome;
   }
 
+  /** A renewal by instance id: refreshes it as a heartbeat would, and re-creates nothing. */
+  HeartbeatOutcome renew(Owner owner, ServiceKey key, String instanceId) {
+    Service service = services.get(key);
+    RegisteredInstance instance = service == null ? null : service.instances.get(instanceId);
+    if (instance == null) {
+      return service != null && !service.ephemeral ? HeartbeatOutcome.IGNORED_PERSISTENT
+          : HeartbeatOutcome.IGNORED_UNKNOWN;
+    }
+    HeartbeatOutcome outcome = OwnershipRules.heartbeat(!service.ephemeral, true, instance.owner == owner,
+        instance.owner != null && instance.owner.isPeer(), false);
+    if (outcome == HeartbeatOutcome.REFRESHED) {
+      long now = clock.millis();
+      expiry.heartbeatsReceived(now, 1);
+      beat(instance, now);
+    }
+    return outcome;
+  }
+
   /** A heartbeat with an empty body: refreshes every instance the connection owns. */
   int heartbeatAll(Owner owner) {
     long now = clock.millis();

@@ -30,7 +30,9 @@ public sealed interface Outcome {
      * over) registers it again here, which takes it over.
      */
     IGNORED_OTHER_NODE,
-    IGNORED_DEREGISTERED
+    IGNORED_DEREGISTERED,
+    /** A {@link Command.Renew} for an instance the server does not have: its client registers it again. */
+    IGNORED_UNKNOWN
   }
 
   /**

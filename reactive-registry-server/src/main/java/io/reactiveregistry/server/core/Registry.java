@@ -15,6 +15,7 @@ import io.reactiveregistry.server.core.Results.ServiceSummary;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +98,8 @@ public final class Registry implements RegistryReads {
       return new Counted(replicas.apply(c.node(), c.changes(), c.replacing()));
     } else if (command instanceof Command.Heartbeat c) {
       return heartbeat(c.owner(), c.service(), c.instance());
+    } else if (command instanceof Command.Renew c) {
+      return instances.renew(c.owner(), c.service(), c.instanceId());
     } else if (command instanceof Command.HeartbeatAll c) {
       return new Counted(heartbeatAll(c.owner()));
     } else if (command instanceof Command.Register c) {
@@ -127,6 +130,8 @@ public final class Registry implements RegistryReads {
       return new ServiceRemoved(deleteService(c.actor(), c.service()));
     } else if (command instanceof Command.OverrideInstance c) {
       return new Overridden(overrideInstance(c.actor(), c.service(), c.instanceId(), c.value()));
+    } else if (command instanceof Command.RestoreEnabled c) {
+      return new Overridden(restoreEnabled(c.actor(), c.service(), c.instanceId(), c.metadataKeys()));
     } else if (command instanceof Command.PatchInstance c) {
       return new Overridden(patchInstance(c.actor(), c.service(), c.instanceId(), c.enabled(), c.weight(),
           c.metadata()));
@@ -150,7 +155,7 @@ public final class Registry implements RegistryReads {
     }
     return command instanceof Command.CreateService || command instanceof Command.UpdateService
         || command instanceof Command.DeleteService || command instanceof Command.OverrideInstance
-        || command instanceof Command.PatchInstance;
+        || command instanceof Command.PatchInstance || command instanceof Command.RestoreEnabled;
   }
 
   // The commands one by one, for the core's own tests; each throws a RegistryException to refuse.
@@ -217,6 +222,14 @@ public final class Registry implements RegistryReads {
     instances.require(key, instanceId);
     InstanceOverride patched = overrides.current(key, instanceId).patched(enabled, weight, metadataChanges);
     return instances.override(actor, key, instanceId, patched);
+  }
+
+  InstanceView restoreEnabled(Owner actor, ServiceKey key, String instanceId, List<String> metadataKeys) {
+    instances.require(key, instanceId);
+    Map<String, String> lifted = new HashMap<>();
+    metadataKeys.forEach(name -> lifted.put(name, null));
+    InstanceOverride kept = overrides.current(key, instanceId).patched(null, null, lifted);
+    return instances.override(actor, key, instanceId, InstanceOverride.replacing(null, kept.weight(), kept.metadata()));
   }
 
   ServiceDefinition createService(Owner actor, ServiceKey key, boolean ephemeral, double protectThreshold,

@@ -19,6 +19,7 @@ import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.ErrorTable;
 import io.reactiveregistry.server.errors.WireError;
+import io.reactiveregistry.server.eureka.EurekaDoor;
 import io.reactiveregistry.server.request.Answer;
 import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.security.Access;
@@ -29,6 +30,7 @@ import io.reactiveregistry.server.tls.ClientCertificates;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -58,6 +60,7 @@ public final class HttpEndpoint {
   private static final String JSON = "application/json";
   private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
   private static final String BEARER = "Bearer ";
+  private static final String BASIC = "Basic ";
   private static final Set<String> PATHS = Set.of("/", "/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services",
       "/api/v1/trace");
   /** The largest request body a POST may carry: what an RSocket request may (the default frame limit). */
@@ -86,6 +89,8 @@ public final class HttpEndpoint {
   /** Where every request goes once its caller is known. */
   private final RequestLayer layer;
   private final Dashboard dashboard = Dashboard.load();
+  /** Eureka's REST API under {@code /eureka/}. */
+  private final EurekaDoor eureka;
 
   /**
    * @param failure what failed beyond repair without a restart (durable storage), or null while
@@ -94,8 +99,9 @@ public final class HttpEndpoint {
   public HttpEndpoint(RequestLayer layer, PrometheusMeterRegistry meters, BooleanSupplier ready,
       Duration idleTimeout, Supplier<String> failure, ConnectionDoor door, ProtectedMode protectedMode,
       Counter refusedByProtectedMode, Access access, @Nullable SslContext tls,
-      Supplier<@Nullable ClusterStatus> cluster) {
+      Supplier<@Nullable ClusterStatus> cluster, EurekaDoor eureka) {
     this.layer = layer;
+    this.eureka = eureka;
     this.tls = tls;
     this.cluster = cluster;
     this.access = access;
@@ -142,6 +148,7 @@ public final class HttpEndpoint {
             .get("/api/v1/watch/{namespace}/{group}/{service}", this::watch)
             .get("/api/v1/trace", this::trace)
             .post("/api/v1/{route}", this::call)
+            .route(request -> EurekaDoor.serves(new QueryStringDecoder(request.uri()).path()), this::eureka)
             .route(request -> true, this::unrouted))
         .bind()
         .map(DisposableServer.class::cast);
@@ -160,6 +167,19 @@ public final class HttpEndpoint {
         .flatMap(body -> layer.call(layer.http(), principalOf(request), route, Unpooled.wrappedBuffer(body)))
         .onErrorResume(RuntimeException.class, e -> Mono.just(Answer.refusal(e)))
         .flatMap(answer -> send(response, answer).then());
+  }
+
+  /** Eureka's REST API: its caller authenticated and its body read within the door's bound, as for the rest. */
+  private Publisher<Void> eureka(HttpServerRequest request, HttpServerResponse response) {
+    Principal principal;
+    try {
+      principal = principalOf(request);
+    } catch (RuntimeException e) {
+      return refusal(response.header(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"registry\""), e);
+    }
+    return RequestBodies.read(request, MAX_BODY_BYTES)
+        .flatMap(body -> Mono.from(eureka.handle(request, response, principal, body)))
+        .onErrorResume(RuntimeException.class, e -> Mono.from(refusal(response, e)));
   }
 
   /** An answer as HTTP carries it: the JSON with 200, or the refusal's body with its status. */
@@ -242,7 +262,11 @@ public final class HttpEndpoint {
         : json(response, HttpResponseStatus.OK, status.toInfo());
   }
 
-  /** The principal of the request's {@code Authorization: Bearer} token; null without one. */
+  /**
+   * The principal of the request's token: {@code Authorization: Bearer <token>}, or HTTP Basic with
+   * the token as the password (what Eureka's clients send from {@code http://user:token@host/eureka/};
+   * the user name is not read); null without one.
+   */
   private @Nullable Principal principalOf(HttpServerRequest request) {
     if (!access.required()) {
       return null;
@@ -254,10 +278,31 @@ public final class HttpEndpoint {
       Credential certificate = access.certificate(ClientCertificates.commonName(tls[0]));
       return certificate == null ? null : certificate.principal();
     }
-    if (!header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-      throw new EdgeRefusal(ErrorCode.UNAUTHENTICATED, "the Authorization header must be 'Bearer <token>'");
+    String token;
+    if (header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+      token = header.substring(BEARER.length()).trim();
+    } else if (header.regionMatches(true, 0, BASIC, 0, BASIC.length())) {
+      token = basicPassword(header.substring(BASIC.length()).trim());
+    } else {
+      throw new EdgeRefusal(ErrorCode.UNAUTHENTICATED,
+          "the Authorization header must be 'Bearer <token>', or Basic with the token as the password");
     }
-    return access.authenticate(header.substring(BEARER.length()).trim(), request.remoteAddress()).principal();
+    return access.authenticate(token, request.remoteAddress()).principal();
+  }
+
+  /** Basic's {@code base64(user:password)}: the password. */
+  private static String basicPassword(String encoded) {
+    String pair;
+    try {
+      pair = new String(Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new EdgeRefusal(ErrorCode.UNAUTHENTICATED, "the Basic credentials are not base64");
+    }
+    int colon = pair.indexOf(':');
+    if (colon < 0 || colon == pair.length() - 1) {
+      throw new EdgeRefusal(ErrorCode.UNAUTHENTICATED, "Basic credentials must carry the token as the password");
+    }
+    return pair.substring(colon + 1);
   }
 
   /** {@code GET /api/v1/services?namespace=&group=&prefix=&page=&pageSize=}: {@code service.list}. */

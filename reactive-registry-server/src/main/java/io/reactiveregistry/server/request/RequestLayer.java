@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.request;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Protocol;
@@ -87,6 +88,10 @@ public final class RequestLayer {
   private static final Answer REFRESHED = Answer.json(Map.of("outcome", HeartbeatOutcome.REFRESHED.name()));
   private static final Answer RECREATED = Answer.json(Map.of("outcome", HeartbeatOutcome.RECREATED.name()));
 
+  /** How long a change stays in the recent changes a polling client is sent: Eureka's three minutes. */
+  static final long RECENT_CHANGES_MILLIS = 180_000;
+  private static final int MAX_RECENT_CHANGES = 200_000;
+
   private final RegistryRuntime runtime;
   private final TraceHub trace;
   private final ServerIdentity identity;
@@ -105,6 +110,9 @@ public final class RequestLayer {
    * Eureka's instances live by their renewals.
    */
   private final Session http = new Session(Owner.shared(-1, "http"));
+  /** The same for Eureka's clients: their instances live by their renewals, and the trail names the door. */
+  private final Session eureka = new Session(Owner.shared(-2, "eureka"));
+  private final CatalogReads catalogs;
 
   /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
   public RequestLayer(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
@@ -118,6 +126,7 @@ public final class RequestLayer {
     this.meters = meters;
     this.identity = identity;
     this.clock = clock;
+    this.catalogs = new CatalogReads(runtime, clock, RECENT_CHANGES_MILLIS, MAX_RECENT_CHANGES);
     json.prepare(Registration.class, RegisterResult.class, InstanceRef.class, DeregisterResult.class,
         BatchRegistration.class, BatchResult.class, Heartbeat.class, Query.class, ServiceListQuery.class,
         ServiceList.class, ServiceDefinition.class, ServiceDetail.class, ServiceRef.class, InstanceOverride.class,
@@ -148,6 +157,11 @@ public final class RequestLayer {
     return http;
   }
 
+  /** The session every Eureka client shares; never released. */
+  public Session eureka() {
+    return eureka;
+  }
+
   // ---- request-response routes ----
 
   /** Whether HTTP may call {@code route} with a POST: request-response routes, and heartbeats (answered there). */
@@ -169,17 +183,25 @@ public final class RequestLayer {
       if (!CommandDecoder.decodes(route)) {
         return Mono.just(counted(route, start, read(principal, route, body)));
       }
-      CompletableFuture<Outcome> outcome = runtime.submit(authorized(principal, route,
-          CommandDecoder.decode(route, session.owner, body)));
-      if (outcome.isDone()) { // in memory only: answered at once
-        return Mono.just(counted(route, start, Answer.of(outcome.join()))); // join rethrows, caught below
-      }
-      return Mono.fromFuture(outcome, true)
-          .map(done -> counted(route, start, Answer.of(done)))
-          .onErrorResume(error -> Mono.just(counted(route, start, Answer.refusal(error))));
+      return submitted(route, start, authorized(principal, route, CommandDecoder.decode(route, session.owner, body)));
     } catch (RuntimeException | Error e) { // an Error too: only the contract's JSON reaches a client
       return Mono.just(counted(route, start, Answer.refusal(e)));
     }
+  }
+
+  /** A command run, answered once it may be (a durable one once committed), counted by {@code route}. */
+  private Mono<Answer> submitted(Route route, long start, Command command) {
+    CompletableFuture<Outcome> outcome = runtime.submit(command);
+    if (outcome.isDone()) { // in memory only: answered at once
+      try {
+        return Mono.just(counted(route, start, Answer.of(outcome.join())));
+      } catch (RuntimeException e) {
+        return Mono.just(counted(route, start, Answer.refusal(e.getCause() != null ? e.getCause() : e)));
+      }
+    }
+    return Mono.fromFuture(outcome, true)
+        .map(done -> counted(route, start, Answer.of(done)))
+        .onErrorResume(error -> Mono.just(counted(route, start, Answer.refusal(error))));
   }
 
   /** {@code service.list} from a typed query (HTTP's {@code GET /api/v1/services}). */
@@ -209,6 +231,76 @@ public final class RequestLayer {
       return counted(Route.SERVICE_QUERY, start, Answer.json(WireViews.snapshot(view)));
     } catch (RuntimeException e) {
       return counted(Route.SERVICE_QUERY, start, Answer.refusal(e));
+    }
+  }
+
+  /**
+   * Every service of a namespace and group, unfiltered, at one revision (Eureka's full fetch);
+   * {@code service.list}'s permission. Refused by throwing.
+   */
+  public Catalog catalog(@Nullable Principal principal, @Nullable String namespace, @Nullable String group) {
+    long start = System.nanoTime();
+    try {
+      Scope scope = scope(namespace, group);
+      permissions.check(principal, Route.SERVICE_LIST, scope.namespace());
+      Catalog catalog = catalogs.catalog(scope.namespace(), scope.group());
+      meters.request(Route.SERVICE_LIST, start, null);
+      return catalog;
+    } catch (RuntimeException e) {
+      meters.request(Route.SERVICE_LIST, start, ErrorTable.of(e).code());
+      throw e;
+    }
+  }
+
+  /**
+   * The catalog and the changes to it of the last three minutes, read as one cut (Eureka's delta
+   * fetch); {@code service.list}'s permission. Refused by throwing.
+   */
+  public Catalog.Delta delta(@Nullable Principal principal, @Nullable String namespace, @Nullable String group) {
+    long start = System.nanoTime();
+    try {
+      Scope scope = scope(namespace, group);
+      permissions.check(principal, Route.SERVICE_LIST, scope.namespace());
+      Catalog.Delta delta = catalogs.delta(scope.namespace(), scope.group());
+      meters.request(Route.SERVICE_LIST, start, null);
+      return delta;
+    } catch (RuntimeException e) {
+      meters.request(Route.SERVICE_LIST, start, ErrorTable.of(e).code());
+      throw e;
+    }
+  }
+
+  /**
+   * An instance's own client amending what views show of it (Eureka's status and metadata calls):
+   * {@code patch} as {@code admin.instance.patch} applies it, but with {@code instance.register}'s
+   * permission, write, not admin: the client changes its own instance, as Eureka lets it.
+   */
+  public Mono<Answer> amend(Session session, @Nullable Principal principal, InstanceOverride patch) {
+    long start = System.nanoTime();
+    try {
+      Command command = CommandDecoder.decode(Route.ADMIN_INSTANCE_PATCH, session.owner,
+          Unpooled.wrappedBuffer(json.encode(patch)));
+      return submitted(Route.ADMIN_INSTANCE_PATCH, start, authorized(principal, Route.INSTANCE_REGISTER, command));
+    } catch (RuntimeException | Error e) {
+      return Mono.just(counted(Route.ADMIN_INSTANCE_PATCH, start, Answer.refusal(e)));
+    }
+  }
+
+  /**
+   * The same client lifting what it amended: the override of {@code enabled} and of the metadata
+   * keys named stop (Eureka's {@code DELETE .../status}); the instance is named by {@code instance}'s
+   * address as in {@code admin.instance.patch}, whose other fields are not read.
+   */
+  public Mono<Answer> restore(Session session, @Nullable Principal principal, InstanceOverride instance,
+      List<String> metadataKeys) {
+    long start = System.nanoTime();
+    try {
+      Command.PatchInstance named = (Command.PatchInstance) CommandDecoder.decode(Route.ADMIN_INSTANCE_PATCH,
+          session.owner, Unpooled.wrappedBuffer(json.encode(instance)));
+      Command command = new Command.RestoreEnabled(named.actor(), named.service(), named.instanceId(), metadataKeys);
+      return submitted(Route.ADMIN_INSTANCE_PATCH, start, authorized(principal, Route.INSTANCE_REGISTER, command));
+    } catch (RuntimeException | Error e) {
+      return Mono.just(counted(Route.ADMIN_INSTANCE_PATCH, start, Answer.refusal(e)));
     }
   }
 
@@ -248,6 +340,31 @@ public final class RequestLayer {
       meters.heartbeats(all.count());
       return REFRESHED;
     }
+    return heartbeatAnswer(heartbeat, outcome);
+  }
+
+  /**
+   * A renewal of one instance by its id (Eureka's {@code PUT /apps/{app}/{id}}): refreshes it, and
+   * re-creates nothing: one this server does not hold, or holds as another member's copy, is
+   * {@code NOT_FOUND}, so that its client registers it again here. {@code instance.heartbeat}'s
+   * permission; counted as a heartbeat.
+   */
+  public Answer renew(Session session, @Nullable Principal principal, ServiceRef service, String instanceId) {
+    Command renewal;
+    Outcome outcome;
+    try {
+      renewal = new Command.Renew(session.owner, service(service.namespace(), service.group(), service.service()),
+          instanceId);
+      outcome = runtime.execute(authorized(principal, Route.INSTANCE_HEARTBEAT, renewal));
+    } catch (RuntimeException | Error e) {
+      meters.heartbeatDropped();
+      return Answer.refusal(e);
+    }
+    return heartbeatAnswer(renewal, outcome);
+  }
+
+  /** A heartbeat's or renewal's outcome, counted, as its door answers it. */
+  private Answer heartbeatAnswer(Command heartbeat, Outcome outcome) {
     if (outcome instanceof Refused refused) {
       meters.heartbeatDropped();
       log.debug("dropped {}: {}", heartbeat, refused.message());
@@ -255,8 +372,7 @@ public final class RequestLayer {
     }
     HeartbeatOutcome beat = (HeartbeatOutcome) outcome;
     meters.heartbeats(1);
-    if (beat == HeartbeatOutcome.IGNORED_NOT_OWNER || beat == HeartbeatOutcome.IGNORED_OTHER_NODE
-        || beat == HeartbeatOutcome.IGNORED_DEREGISTERED) {
+    if (beat != HeartbeatOutcome.REFRESHED && beat != HeartbeatOutcome.RECREATED) {
       meters.heartbeatDropped();
     }
     return switch (beat) {
@@ -271,6 +387,8 @@ public final class RequestLayer {
           "the instance was registered on another member of the cluster: register it again here"));
       case IGNORED_DEREGISTERED -> Answer.refusal(new EdgeRefusal(ErrorCode.NOT_FOUND,
           "the instance was deregistered: register it again"));
+      case IGNORED_UNKNOWN -> Answer.refusal(new EdgeRefusal(ErrorCode.NOT_FOUND,
+          "no such instance here: register it again"));
     };
   }
 
@@ -440,6 +558,15 @@ public final class RequestLayer {
     return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), members,
         clock.millis() - identity.startedAtMillis(), runtime.read(registry -> registry.selfPreserving()),
         storage.get(), cluster == null ? null : cluster.toInfo());
+  }
+
+  /** A namespace and a group of it. */
+  private record Scope(String namespace, String group) {}
+
+  /** A namespace and group, defaulted and checked. */
+  private static Scope scope(@Nullable String namespace, @Nullable String group) {
+    return new Scope(Names.orDefault("namespace", namespace, ServiceKey.DEFAULT_NAMESPACE),
+        Names.orDefault("group", group, ServiceKey.DEFAULT_GROUP));
   }
 
   private static ServiceKey service(String namespace, String group, String service) {

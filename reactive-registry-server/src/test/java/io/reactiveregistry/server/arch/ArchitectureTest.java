@@ -80,7 +80,7 @@ class ArchitectureTest {
   @ArchTest
   static final ArchRule edgesKnowNoStorage = noClasses()
       .that().resideInAnyPackage("io.reactiveregistry.server.transport..", "io.reactiveregistry.server.http..",
-          "io.reactiveregistry.server.wire..", "io.reactiveregistry.server.errors..")
+          "io.reactiveregistry.server.eureka..", "io.reactiveregistry.server.wire..", "io.reactiveregistry.server.errors..")
       .should().dependOnClassesThat().resideInAPackage("io.reactiveregistry.server.storage..")
       .because("the runtime turns storage's failures into the core's; the edges answer from one error table");
 
@@ -108,7 +108,8 @@ class ArchitectureTest {
       .because("the edges and the lifecycle build Commands and read through RegistryReads; only the runtime holds "
           + "the Registry");
 
-  static final String[] DOORS = {"io.reactiveregistry.server.transport..", "io.reactiveregistry.server.http.."};
+  static final String[] DOORS = {"io.reactiveregistry.server.transport..", "io.reactiveregistry.server.http..",
+      "io.reactiveregistry.server.eureka.."};
 
   @ArchTest
   static final ArchRule doorsGoThroughTheRequestLayer = noClasses()

@@ -1,0 +1,82 @@
+package io.reactiveregistry.server.request;
+
+import io.reactiveregistry.server.core.ChangeCause;
+import io.reactiveregistry.server.core.InstanceView;
+import io.reactiveregistry.server.core.RegistryEvent;
+import io.reactiveregistry.server.core.ServiceKey;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The instances that changed in the last few minutes, each once with its latest change: what a
+ * client that polls for changes (Eureka's {@code GET /apps/delta}) is sent. Fed by the runtime's
+ * listener and read through {@code RegistryRuntime.read}, both under its monitor, so a read sees
+ * the changes and the state they led to as one cut. Bounded by time ({@code windowMillis}) and by
+ * count: a client that misses a change because the bound dropped it finds its copy's hash wrong
+ * and fetches the whole catalog, as Eureka's client does.
+ */
+final class RecentChanges {
+  /** One instance's latest change: when, whether it appeared within the window, its last view if it is gone. */
+  record Change(ServiceKey service, String instanceId, long atMillis, boolean added, @Nullable InstanceView removed) {}
+
+  private record Key(ServiceKey service, String instanceId) {}
+
+  private final long windowMillis;
+  private final int maxChanges;
+  /** In the order of each instance's latest change: a new change moves its instance to the end. */
+  private final LinkedHashMap<Key, Change> changes = new LinkedHashMap<>();
+
+  RecentChanges(long windowMillis, int maxChanges) {
+    this.windowMillis = windowMillis;
+    this.maxChanges = maxChanges;
+  }
+
+  /** Records a command's events, at {@code nowMillis}. */
+  void record(List<RegistryEvent> events, long nowMillis) {
+    for (RegistryEvent event : events) {
+      if (event instanceof RegistryEvent.InstanceUpserted upserted) {
+        Key key = new Key(upserted.service(), upserted.instance().instanceId());
+        Change before = changes.remove(key);
+        boolean added = before != null ? before.added() || before.removed() != null
+            : upserted.cause() == ChangeCause.REGISTER;
+        changes.put(key, new Change(key.service(), key.instanceId(), nowMillis, added, null));
+      } else if (event instanceof RegistryEvent.InstanceRemoved removed) {
+        Key key = new Key(removed.service(), removed.instance().instanceId());
+        changes.remove(key);
+        changes.put(key, new Change(key.service(), key.instanceId(), nowMillis, false, removed.instance()));
+      }
+    }
+    trim(nowMillis);
+  }
+
+  /** The changes of the window ending at {@code nowMillis} to the services of a namespace and group, oldest first. */
+  List<Change> of(String namespace, String group, long nowMillis) {
+    trim(nowMillis);
+    List<Change> found = new ArrayList<>();
+    for (Change change : changes.values()) {
+      if (change.service().namespace().equals(namespace) && change.service().group().equals(group)) {
+        found.add(change);
+      }
+    }
+    return found;
+  }
+
+  int size() {
+    return changes.size();
+  }
+
+  private void trim(long nowMillis) {
+    Iterator<Map.Entry<Key, Change>> oldest = changes.entrySet().iterator();
+    while (oldest.hasNext()) {
+      Change change = oldest.next().getValue();
+      if (change.atMillis() > nowMillis - windowMillis && changes.size() <= maxChanges) {
+        return;
+      }
+      oldest.remove();
+    }
+  }
+}
