@@ -220,7 +220,8 @@ public final class EurekaDoor {
   private static List<ServiceSnapshot> servicesOf(Catalog catalog, String app) {
     List<ServiceSnapshot> services = new ArrayList<>();
     for (ServiceSnapshot service : catalog.services()) {
-      if (EurekaViews.app(service.service()).equals(app.toUpperCase(Locale.ROOT))) {
+      // A service with no instances is no application: Eureka's server forgets an app with its last instance.
+      if (!service.instances().isEmpty() && EurekaViews.app(service.service()).equals(app.toUpperCase(Locale.ROOT))) {
         services.add(service);
       }
     }

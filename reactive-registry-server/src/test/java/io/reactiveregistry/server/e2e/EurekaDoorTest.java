@@ -1,0 +1,280 @@
+package io.reactiveregistry.server.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.core.LifecycleConfig;
+import io.reactiveregistry.server.core.ManualClock;
+import io.reactiveregistry.server.security.SecurityConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Eureka door over a real socket, as any Eureka REST client uses it: register, renew, fetch,
+ * delta, status, cancel, in JSON and XML; what it refuses, with Eureka's status codes and nothing
+ * changed; leases expiring on virtual time; tokens as Basic's password. Eureka's own client
+ * libraries drive it in the {@code interop/eureka} module.
+ */
+class EurekaDoorTest {
+  static final Duration WAIT = Duration.ofSeconds(10);
+  final HttpClient http = HttpClient.newHttpClient();
+  final ManualClock clock = new ManualClock(1_000_000);
+  ServerFixture fixture;
+
+  @AfterEach
+  void stop() {
+    if (fixture != null) {
+      fixture.close();
+    }
+  }
+
+  static String instanceJson(String app, String id, String ip, int port, int renewal, int duration) {
+    return "{\"instance\":{\"instanceId\":\"" + id + "\",\"hostName\":\"" + id + ".local\",\"app\":\"" + app
+        + "\",\"ipAddr\":\"" + ip + "\",\"status\":\"UP\",\"overriddenStatus\":\"UNKNOWN\",\"port\":{\"$\":" + port
+        + ",\"@enabled\":\"true\"},\"securePort\":{\"$\":443,\"@enabled\":\"false\"},\"countryId\":1,"
+        + "\"dataCenterInfo\":{\"@class\":\"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo\",\"name\":\"MyOwn\"},"
+        + "\"leaseInfo\":{\"renewalIntervalInSecs\":" + renewal + ",\"durationInSecs\":" + duration + "},"
+        + "\"metadata\":{\"zone\":\"a\"},\"vipAddress\":\"" + app.toLowerCase() + "\",\"lastDirtyTimestamp\":\"17\"}}";
+  }
+
+  static String instanceXml(String app, String id, String ip, int port) {
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><instance><instanceId>" + id + "</instanceId><hostName>" + id
+        + ".local</hostName><app>" + app + "</app><ipAddr>" + ip + "</ipAddr><status>UP</status>"
+        + "<port enabled=\"true\">" + port + "</port><securePort enabled=\"false\">443</securePort>"
+        + "<dataCenterInfo class=\"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo\"><name>MyOwn</name>"
+        + "</dataCenterInfo><leaseInfo><renewalIntervalInSecs>30</renewalIntervalInSecs><durationInSecs>90"
+        + "</durationInSecs></leaseInfo><metadata><lang>go</lang></metadata><vipAddress>" + app.toLowerCase()
+        + "</vipAddress></instance>";
+  }
+
+  @Test
+  void anInstanceRegisteredInJsonIsRenewedFetchedOverriddenAndCancelledWithEurekasStatusCodes() throws Exception {
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
+    assertThat(send("POST", "/eureka/apps/ORDERS", instanceJson("ORDERS", "orders-1", "127.0.0.5", 8080, 5, 15),
+        "application/json").statusCode()).isEqualTo(204);
+    assertThat(send("PUT", "/eureka/apps/ORDERS/orders-1?status=UP&lastDirtyTimestamp=17", null, null).statusCode())
+        .isEqualTo(200);
+    // Unknown here: 404, so that the client registers again.
+    assertThat(send("PUT", "/eureka/apps/ORDERS/orders-2?status=UP", null, null).statusCode()).isEqualTo(404);
+
+    String apps = get("/eureka/apps", "application/json").body();
+    assertThat(apps).contains("\"apps__hashcode\":\"UP_1_\"", "\"instanceId\":\"orders-1\"", "\"app\":\"ORDERS\"",
+        "\"hostName\":\"orders-1.local\"", "\"ipAddr\":\"127.0.0.5\"", "\"$\":8080", "\"zone\":\"a\"",
+        "\"renewalIntervalInSecs\":5", "\"durationInSecs\":15", "\"vipAddress\":\"orders\"");
+    assertThat(apps).doesNotContain("eureka.", "preserved.");
+    // The same instance in the registry's own view: service "orders", the client's fields kept.
+    String view = get("/api/v1/services/public/DEFAULT_GROUP/orders", null).body();
+    assertThat(view).contains("\"ip\":\"127.0.0.5\"", "\"port\":8080", "\"eureka.instanceId\":\"orders-1\"",
+        "\"preserved.heart.beat.interval\":\"5000\"", "\"enabled\":true");
+    assertThat(get("/eureka/v2/apps/orders/orders-1", "application/json").body())
+        .startsWith("{\"instance\":{\"instanceId\":\"orders-1\"");
+
+    // An overridden OUT_OF_SERVICE is the operator's enabled:false; removing it restores UP.
+    assertThat(send("PUT", "/eureka/apps/ORDERS/orders-1/status?value=OUT_OF_SERVICE", null, null).statusCode())
+        .isEqualTo(200);
+    assertThat(get("/eureka/apps/ORDERS/orders-1", "application/json").body())
+        .contains("\"status\":\"OUT_OF_SERVICE\"", "\"overriddenStatus\":\"OUT_OF_SERVICE\"");
+    assertThat(get("/api/v1/services/public/DEFAULT_GROUP/orders", null).body()).contains("\"enabled\":false");
+    assertThat(get("/eureka/apps", "application/json").body()).contains("\"apps__hashcode\":\"OUT_OF_SERVICE_1_\"");
+    assertThat(send("DELETE", "/eureka/apps/ORDERS/orders-1/status", null, null).statusCode()).isEqualTo(200);
+    assertThat(get("/eureka/apps/ORDERS/orders-1", "application/json").body())
+        .contains("\"status\":\"UP\"", "\"overriddenStatus\":\"UNKNOWN\"");
+
+    assertThat(send("PUT", "/eureka/apps/ORDERS/orders-1/metadata?version=2", null, null).statusCode())
+        .isEqualTo(200);
+    assertThat(get("/eureka/instances/orders-1", "application/json").body()).contains("\"version\":\"2\"",
+        "\"zone\":\"a\"");
+
+    assertThat(send("DELETE", "/eureka/apps/ORDERS/orders-1", null, null).statusCode()).isEqualTo(200);
+    assertThat(send("DELETE", "/eureka/apps/ORDERS/orders-1", null, null).statusCode()).isEqualTo(404);
+    assertThat(get("/eureka/apps/ORDERS", "application/json").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void theDeltaCarriesEachChangeWithItsActionAndTheHashOfTheWholeRegistry() throws Exception {
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
+    register("ORDERS", "orders-1", "127.0.0.5", 8080);
+    register("ORDERS", "orders-2", "127.0.0.6", 8080);
+    register("BILLING", "billing-1", "127.0.0.7", 9090);
+    send("DELETE", "/eureka/apps/ORDERS/orders-2", null, null);
+    send("PUT", "/eureka/apps/BILLING/billing-1/status?value=OUT_OF_SERVICE", null, null);
+
+    String delta = get("/eureka/apps/delta", "application/json").body();
+    assertThat(delta).contains("\"apps__hashcode\":\"OUT_OF_SERVICE_1_UP_1_\"");
+    assertThat(instanceOf(delta, "orders-1")).contains("\"actionType\":\"ADDED\"");
+    assertThat(instanceOf(delta, "orders-2")).contains("\"actionType\":\"DELETED\"");
+    assertThat(instanceOf(delta, "billing-1")).contains("\"actionType\":\"ADDED\"", "\"status\":\"OUT_OF_SERVICE\"");
+    assertThat(get("/eureka/apps", "application/json").body()).contains("\"apps__hashcode\":\"OUT_OF_SERVICE_1_UP_1_\"");
+
+    // Three minutes on, the changes have left the delta; the hash stays the registry's.
+    clock.advance(Duration.ofMinutes(3).plusSeconds(1));
+    for (String id : new String[] {"orders-1", "billing-1"}) { // kept alive meanwhile
+      assertThat(send("PUT", "/eureka/apps/" + (id.startsWith("o") ? "ORDERS/" : "BILLING/") + id, null, null)
+          .statusCode()).isEqualTo(200);
+    }
+    delta = get("/eureka/apps/delta", "application/json").body();
+    assertThat(delta).contains("\"application\":[]", "\"apps__hashcode\":\"OUT_OF_SERVICE_1_UP_1_\"");
+  }
+
+  @Test
+  void xmlIsReadAndWrittenAsEurekaWritesIt() throws Exception {
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
+    assertThat(send("POST", "/eureka/apps/INVENTORY", instanceXml("INVENTORY", "inv-1", "127.0.0.8", 7000),
+        "application/xml").statusCode()).isEqualTo(204);
+    HttpResponse<String> apps = get("/eureka/apps", "application/xml");
+    assertThat(apps.headers().firstValue("Content-Type")).hasValue("application/xml");
+    assertThat(apps.body()).contains("<apps__hashcode>UP_1_</apps__hashcode>", "<name>INVENTORY</name>",
+        "<instanceId>inv-1</instanceId>", "<port enabled=\"true\">7000</port>", "<lang>go</lang>",
+        "<dataCenterInfo class=\"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo\"><name>MyOwn</name>");
+    // Eureka's server answers XML unless the caller accepts JSON.
+    assertThat(get("/eureka/apps/INVENTORY", null).body()).startsWith("<?xml").contains("<application>");
+  }
+
+  @Test
+  void badInputIsRefusedWithEurekasStatusNamingTheFieldAndChangesNothing() throws Exception {
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
+    register("ORDERS", "orders-1", "127.0.0.5", 8080);
+    String before = get("/eureka/apps", "application/json").body();
+
+    Map<String, String> refusals = Map.of(
+        "{\"instance\":{\"app\":\"ORDERS\",", "not valid JSON",
+        instanceJson("ORDERS", "o-2", "127.0.0.6", 8080, 30, 90).replace("\"hostName\":\"o-2.local\",", ""),
+        "instance.hostName is required",
+        instanceJson("BILLING", "o-2", "127.0.0.6", 8080, 30, 90), "does not match the application in the path",
+        instanceJson("ORDERS", "o-2", "127.0.0.6", 8080, 30, 10), "durationInSecs (10) must not be below",
+        instanceJson("ORDERS", "o-2", "127.0.0.6", 70000, 30, 90), "instance.port must be a whole number 0-65535",
+        instanceJson("ORDERS", "o-2", "not an ip", 8080, 30, 90), "instance.ip",
+        instanceJson("ORDERS", "o-2", "127.0.0.6", 8080, 30, 90).replace("\"zone\":\"a\"", "\"eureka.x\":\"1\""),
+        "'eureka.x' is reserved",
+        "{\"application\":{}}", "must be an InstanceInfo document");
+    for (Map.Entry<String, String> refusal : refusals.entrySet()) {
+      HttpResponse<String> answer = send("POST", "/eureka/apps/ORDERS", refusal.getKey(), "application/json");
+      assertThat(answer.statusCode()).as(refusal.getKey()).isEqualTo(400);
+      assertThat(JsonCodec.json().decode(answer.body(), ErrorBody.class).message()).as(refusal.getKey())
+          .contains(refusal.getValue());
+    }
+    HttpResponse<String> xml = send("POST", "/eureka/apps/ORDERS", "<instance><app>ORDERS</app>", "application/xml");
+    assertThat(xml.statusCode()).isEqualTo(400);
+    assertThat(xml.body()).contains("not valid XML");
+    HttpResponse<String> entity = send("POST", "/eureka/apps/ORDERS", "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY e "
+        + "SYSTEM \"file:///etc/passwd\">]><instance><app>&e;</app></instance>", "application/xml");
+    assertThat(entity.statusCode()).isEqualTo(400);
+    assertThat(entity.body()).doesNotContain("root:");
+
+    assertThat(send("PATCH", "/eureka/apps/ORDERS/orders-1", "{}", "application/json").statusCode()).isEqualTo(405);
+    HttpResponse<String> wrongMethod = send("POST", "/eureka/apps", "{}", "application/json");
+    assertThat(wrongMethod.statusCode()).isEqualTo(405);
+    assertThat(wrongMethod.headers().firstValue("Allow")).hasValue("GET");
+    assertThat(get("/eureka/apps/NOPE", "application/json").statusCode()).isEqualTo(404);
+    assertThat(get("/eureka/apps/ORDERS/nope", "application/json").statusCode()).isEqualTo(404);
+    assertThat(get("/eureka/nothing", "application/json").statusCode()).isEqualTo(404);
+    assertThat(send("PUT", "/eureka/apps/ORDERS/orders-1/status?value=SIDEWAYS", null, null).body())
+        .contains("value must be one of UP, DOWN, STARTING, OUT_OF_SERVICE, UNKNOWN");
+    // An Eureka server replicating to this one is told it is not a peer.
+    HttpResponse<String> replication = http.send(HttpRequest.newBuilder(uri("/eureka/apps/ORDERS"))
+        .header("x-netflix-discovery-replication", "true").header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(instanceJson("ORDERS", "o-3", "127.0.0.9", 80, 30, 90))).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(replication.statusCode()).isEqualTo(403);
+    assertThat(replication.body()).contains("not an Eureka peer");
+
+    assertThat(get("/eureka/apps", "application/json").body()).isEqualTo(before);
+  }
+
+  @Test
+  void aLeaseNotRenewedForItsDurationEndsAndTheRenewalAfterIsTold404() throws Exception {
+    // Without self-preservation: here the one instance stops renewing on purpose.
+    LifecycleConfig defaults = LifecycleConfig.DEFAULTS;
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withLifecycle(new LifecycleConfig(
+        defaults.emptyServiceCleanup(), defaults.overrideRetention(), false, defaults.selfPreservationWindow(),
+        defaults.selfPreservationThreshold())), clock);
+    send("POST", "/eureka/apps/ORDERS", instanceJson("ORDERS", "orders-1", "127.0.0.5", 8080, 1, 3),
+        "application/json");
+    clock.advance(Duration.ofMillis(2_500));
+    assertThat(send("PUT", "/eureka/apps/ORDERS/orders-1", null, null).statusCode()).isEqualTo(200);
+    clock.advance(Duration.ofMillis(2_500)); // renewed 2.5 s ago: within its 3 s
+    assertThat(get("/eureka/apps/ORDERS", "application/json").statusCode()).isEqualTo(200);
+    clock.advance(Duration.ofMillis(1_000));
+    await().atMost(WAIT).until(() -> get("/eureka/apps/ORDERS", "application/json").statusCode() == 404);
+    assertThat(send("PUT", "/eureka/apps/ORDERS/orders-1", null, null).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void withTokensARequestNeedsOneAndBasicCarriesItAsThePassword(@TempDir Path dir) throws Exception {
+    Path tokens = dir.resolve("tokens.json");
+    Files.writeString(tokens, TokensEndToEndTest.tokenFile(Map.of(
+        "eureka-app-5b6c7d", "{\"public\":[\"read\",\"write\"]}",
+        "reader-7a8b9c", "{\"public\":[\"read\"]}")));
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, tokens, null,
+        1_000_000, Duration.ofMinutes(1))), clock);
+    String body = instanceJson("ORDERS", "orders-1", "127.0.0.5", 8080, 30, 90);
+    assertThat(send("POST", "/eureka/apps/ORDERS", body, "application/json").statusCode()).isEqualTo(401);
+    assertThat(sendAs(basic("eureka", "reader-7a8b9c"), "POST", "/eureka/apps/ORDERS", body).statusCode())
+        .isEqualTo(403);
+    assertThat(sendAs(basic("eureka", "wrong-1234567"), "POST", "/eureka/apps/ORDERS", body).statusCode())
+        .isEqualTo(401);
+    assertThat(sendAs(basic("eureka", "eureka-app-5b6c7d"), "POST", "/eureka/apps/ORDERS", body).statusCode())
+        .isEqualTo(204);
+    assertThat(sendAs("Bearer reader-7a8b9c", "GET", "/eureka/apps", null).body()).contains("orders-1");
+  }
+
+  private void register(String app, String id, String ip, int port) throws Exception {
+    assertThat(send("POST", "/eureka/apps/" + app, instanceJson(app, id, ip, port, 30, 90), "application/json")
+        .statusCode()).isEqualTo(204);
+  }
+
+  /** The JSON of one instance of an applications document. */
+  private static String instanceOf(String document, String id) {
+    int start = document.indexOf("{\"instanceId\":\"" + id + "\"");
+    assertThat(start).as(id + " in " + document).isNotNegative();
+    int end = document.indexOf("{\"instanceId\":", start + 1);
+    return end < 0 ? document.substring(start) : document.substring(start, end);
+  }
+
+  private static String basic(String user, String token) {
+    return "Basic " + Base64.getEncoder().encodeToString((user + ":" + token).getBytes(StandardCharsets.UTF_8));
+  }
+
+  private HttpResponse<String> get(String path, String accept) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(WAIT).GET();
+    if (accept != null) {
+      request.header("Accept", accept);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> send(String method, String path, String body, String contentType) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(WAIT)
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (contentType != null) {
+      request.header("Content-Type", contentType);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> sendAs(String authorization, String method, String path, String body)
+      throws Exception {
+    return http.send(HttpRequest.newBuilder(uri(path)).timeout(WAIT).header("Authorization", authorization)
+        .header("Content-Type", "application/json").header("Accept", "application/json")
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+        .build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + fixture.server().httpPort() + path);
+  }
+}
