@@ -18,20 +18,20 @@ final class Renderings {
 
   private record Kept(Key key, Reply reply) {}
 
-  private final AtomicReference<@Nullable Kept> full = new AtomicReference<>();
-  private final AtomicReference<@Nullable Kept> fullOther = new AtomicReference<>();
-  private final AtomicReference<@Nullable Kept> delta = new AtomicReference<>();
-  private final AtomicReference<@Nullable Kept> deltaOther = new AtomicReference<>();
+  private final AtomicReference<@Nullable Kept> fullJson = new AtomicReference<>();
+  private final AtomicReference<@Nullable Kept> fullXml = new AtomicReference<>();
+  private final AtomicReference<@Nullable Kept> deltaJson = new AtomicReference<>();
+  private final AtomicReference<@Nullable Kept> deltaXml = new AtomicReference<>();
 
   Reply full(Catalog catalog, Format format) {
     Key key = new Key(catalog.revision(), -1, format);
-    return kept(format == Format.JSON ? full : fullOther, key,
+    return kept(format == Format.JSON ? fullJson : fullXml, key,
         () -> Reply.document("applications", EurekaViews.applications(catalog, instance -> true), format));
   }
 
   Reply delta(Catalog.Delta changes, Format format) {
     Key key = new Key(changes.catalog().revision(), changes.changes().size(), format);
-    return kept(format == Format.JSON ? delta : deltaOther, key,
+    return kept(format == Format.JSON ? deltaJson : deltaXml, key,
         () -> Reply.document("applications", EurekaViews.delta(changes), format));
   }
 

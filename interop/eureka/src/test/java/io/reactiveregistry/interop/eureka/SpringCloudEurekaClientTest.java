@@ -22,7 +22,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.client.discovery.DiscoveryClient;
 import org.springframework.context.ConfigurableApplicationContext;
 import reactor.core.Disposable;
@@ -139,9 +138,5 @@ class SpringCloudEurekaClientTest {
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
         HttpResponse.BodyHandlers.ofString());
     return response.statusCode();
-  }
-
-  static boolean has(List<ServiceInstance> instances, int port) {
-    return instances.stream().anyMatch(instance -> instance.getPort() == port);
   }
 }

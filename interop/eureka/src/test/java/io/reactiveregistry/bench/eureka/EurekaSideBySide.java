@@ -1,0 +1,280 @@
+package io.reactiveregistry.bench.eureka;
+
+import io.reactiveregistry.client.RegistryClient;
+import io.reactiveregistry.client.ServiceName;
+import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.server.Main;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+import reactor.core.Disposable;
+
+/**
+ * This registry's Eureka door and a real Eureka server (Spring Cloud Netflix's), side by side on
+ * one machine, driven by the same client with the same load: each server in its own JVM with the
+ * same heap, its CPU read from {@code /proc} around each phase. Phases: registrations (alone on
+ * one connection, then 32 in flight), renewals, full fetches, and how long a registration takes to
+ * show in {@code /apps/delta} (and, for this registry, to reach an RSocket subscriber).
+ *
+ * <pre>load-tests/bench/eureka-side-by-side.sh [instances]</pre>
+ */
+public final class EurekaSideBySide {
+  static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  static final int IN_FLIGHT = 32;
+  static final int APPS = 100;
+
+  public static void main(String[] args) throws Exception {
+    int instances = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
+    Path dir = Files.createTempDirectory("eureka-bench");
+    List<String> report = new ArrayList<>();
+    report.add(String.format(Locale.ROOT, "%-44s %16s %16s", "", "reactive-registry", "eureka-server"));
+    Result ours = run("reactive-registry", instances, dir, true);
+    Result theirs = run("eureka-server", instances, dir, false);
+    for (int i = 0; i < ours.lines.size(); i++) {
+      report.add(String.format(Locale.ROOT, "%-44s %16s %16s", ours.lines.get(i)[0], ours.lines.get(i)[1],
+          theirs.lines.get(i)[1]));
+    }
+    System.out.println();
+    report.forEach(System.out::println);
+    System.exit(0);
+  }
+
+  record Result(List<String[]> lines) {}
+
+  static Result run(String name, int instances, Path dir, boolean ours) throws Exception {
+    int port = freePort();
+    int tcp = freePort();
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-XX:+UseG1GC", "-cp",
+        System.getProperty("java.class.path")));
+    if (ours) {
+      command.addAll(List.of(Main.class.getName(), "--in-memory", "--host", "127.0.0.1", "--port",
+          Integer.toString(tcp), "--ws-port", "0", "--http-port", Integer.toString(port),
+          "--self-preservation", "false"));
+    } else {
+      command.addAll(List.of(EurekaServerMain.class.getName(), "--server.port=" + port, "--server.address=127.0.0.1",
+          "--eureka.client.register-with-eureka=false", "--eureka.client.fetch-registry=false",
+          "--eureka.server.enable-self-preservation=false", "--logging.level.root=WARN",
+          "--spring.main.banner-mode=off"));
+    }
+    Process server = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(dir.resolve(name + ".log").toFile()).start();
+    try {
+      String base = "http://127.0.0.1:" + port + "/eureka";
+      long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+      while (status(get(base + "/apps")) != 200) {
+        if (System.nanoTime() > deadline || !server.isAlive()) {
+          throw new IllegalStateException(name + " did not start: " + Files.readString(dir.resolve(name + ".log")));
+        }
+        Thread.sleep(200);
+      }
+      List<String[]> lines = new ArrayList<>();
+      // Warm-up: the JIT compiles both servers' paths before anything is measured.
+      many(2_000, IN_FLIGHT, i -> register(base, "WARM", i));
+      for (int round = 0; round < 5; round++) {
+        many(2_000, IN_FLIGHT, i -> renew(base, "WARM", i));
+      }
+      for (int f = 0; f < 20; f++) {
+        status(get(base + "/apps"));
+      }
+      many(2_000, IN_FLIGHT, i -> send(HttpRequest.newBuilder(URI.create(base + "/apps/WARM/warm-" + i)).DELETE()));
+
+      // A registration alone on its connection: one at a time, as an application starting registers.
+      long cpu = cpuMillis(server);
+      long start = System.nanoTime();
+      many(1_000, 1, i -> register(base, "ALONE", i));
+      double aloneMicros = (System.nanoTime() - start) / 1_000.0 / 1_000;
+      double aloneCpu = (cpuMillis(server) - cpu) * 1_000.0 / 1_000;
+      lines.add(row("registration alone: latency (µs)", aloneMicros));
+      lines.add(row("registration alone: server CPU (µs)", aloneCpu));
+      cpu = cpuMillis(server);
+      start = System.nanoTime();
+      many(1_000, 1, i -> renew(base, "ALONE", i));
+      lines.add(row("renewal alone: latency (µs)", (System.nanoTime() - start) / 1_000.0 / 1_000));
+      lines.add(row("renewal alone: server CPU (µs)", (cpuMillis(server) - cpu) * 1_000.0 / 1_000));
+
+      cpu = cpuMillis(server);
+      start = System.nanoTime();
+      many(instances, IN_FLIGHT, i -> register(base, "APP-" + (i % APPS), i));
+      double seconds = (System.nanoTime() - start) / 1e9;
+      lines.add(row("registrations/s (" + IN_FLIGHT + " in flight)", instances / seconds));
+      lines.add(row("  server CPU per registration (µs)", (cpuMillis(server) - cpu) * 1_000.0 / instances));
+
+      cpu = cpuMillis(server);
+      start = System.nanoTime();
+      for (int round = 0; round < 3; round++) {
+        many(instances, IN_FLIGHT, i -> renew(base, "APP-" + (i % APPS), i));
+      }
+      seconds = (System.nanoTime() - start) / 1e9;
+      lines.add(row("renewals/s (" + IN_FLIGHT + " in flight)", 3.0 * instances / seconds));
+      lines.add(row("  server CPU per 1,000 renewals (ms)", (cpuMillis(server) - cpu) * 1_000.0 / (3.0 * instances)));
+
+      HttpResponse<byte[]> plain = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/apps"))
+          .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofByteArray());
+      HttpResponse<byte[]> zipped = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/apps"))
+          .header("Accept", "application/json").header("Accept-Encoding", "gzip").build(),
+          HttpResponse.BodyHandlers.ofByteArray());
+      lines.add(row("full fetch of " + (instances + 1_000) + ": JSON bytes", plain.body().length));
+      lines.add(row("  gzipped bytes", zipped.body().length));
+      cpu = cpuMillis(server);
+      start = System.nanoTime();
+      int fetches = 20;
+      for (int f = 0; f < fetches; f++) {
+        HTTP.send(HttpRequest.newBuilder(URI.create(base + "/apps")).header("Accept", "application/json")
+            .header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.discarding());
+      }
+      lines.add(row("  time per fetch, gzip (ms)", (System.nanoTime() - start) / 1e6 / fetches));
+      lines.add(row("  server CPU per fetch (ms)", (cpuMillis(server) - cpu) / (double) fetches));
+      // The same fetch right after a change: no cached answer to serve.
+      cpu = cpuMillis(server);
+      start = System.nanoTime();
+      for (int f = 0; f < 10; f++) {
+        renewOrRegisterChange(base, f);
+        HTTP.send(HttpRequest.newBuilder(URI.create(base + "/apps")).header("Accept", "application/json")
+            .header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.discarding());
+      }
+      lines.add(row("  after a change: time per fetch (ms)", (System.nanoTime() - start) / 1e6 / 10));
+      lines.add(row("  after a change: server CPU (ms)", (cpuMillis(server) - cpu) / 10.0));
+
+      // A change: how long until /apps/delta shows it (an Eureka client sees it at its next poll after that).
+      List<ServiceEvent> pushed = new java.util.concurrent.CopyOnWriteArrayList<>();
+      RegistryClient subscriber = null;
+      Disposable watch = null;
+      if (ours) {
+        subscriber = RegistryClient.builder().servers("tcp://127.0.0.1:" + tcp).clientName("bench").build();
+        watch = subscriber.events(ServiceName.of("late"), null, false).subscribe(pushed::add);
+        Thread.sleep(500);
+      }
+      long changed = System.nanoTime();
+      register(base, "LATE", 1).join();
+      long inDelta = -1;
+      long pushedAt = -1;
+      while (System.nanoTime() - changed < Duration.ofSeconds(120).toNanos()) {
+        if (pushedAt < 0 && pushed.stream().anyMatch(e -> ServiceEvent.UPSERT.equals(e.type()))) {
+          pushedAt = System.nanoTime();
+        }
+        String delta = new String(HTTP.send(HttpRequest.newBuilder(URI.create(base + "/apps/delta"))
+            .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofByteArray()).body());
+        if (delta.contains("late-1")) {
+          inDelta = System.nanoTime();
+          break;
+        }
+        Thread.sleep(50);
+      }
+      lines.add(row("a registration in /apps/delta after (ms)", inDelta < 0 ? -1 : (inDelta - changed) / 1e6));
+      if (ours) {
+        for (int wait = 0; pushedAt < 0 && wait < 100; wait++) {
+          if (pushed.stream().anyMatch(e -> ServiceEvent.UPSERT.equals(e.type()))) {
+            pushedAt = System.nanoTime();
+          }
+          Thread.sleep(1);
+        }
+        lines.add(new String[] {"  pushed to an RSocket subscriber after (ms)",
+            pushedAt < 0 ? "-" : String.format(Locale.ROOT, "%.1f", (pushedAt - changed) / 1e6)});
+        watch.dispose();
+        subscriber.closeAndWait();
+      } else {
+        lines.add(new String[] {"  pushed to an RSocket subscriber after (ms)", "(no push)"});
+      }
+      System.out.println(name + ": " + lines.stream().map(Arrays::toString).toList());
+      return new Result(lines);
+    } finally {
+      server.destroy();
+      server.waitFor();
+    }
+  }
+
+  static void renewOrRegisterChange(String base, int f) {
+    register(base, "CHURN", f).join();
+  }
+
+  static String[] row(String label, double value) {
+    return new String[] {label, String.format(Locale.ROOT, value >= 100 ? "%,.0f" : "%.2f", value)};
+  }
+
+  static CompletableFuture<Integer> register(String base, String app, int i) {
+    String id = app.toLowerCase(Locale.ROOT) + "-" + i;
+    String ip = "127." + (1 + i / 65_000) + "." + (i / 250 % 250) + "." + (1 + i % 250);
+    String body = "{\"instance\":{\"instanceId\":\"" + id + "\",\"hostName\":\"" + ip + "\",\"app\":\"" + app
+        + "\",\"ipAddr\":\"" + ip + "\",\"status\":\"UP\",\"overriddenStatus\":\"UNKNOWN\","
+        + "\"port\":{\"$\":8080,\"@enabled\":\"true\"},\"securePort\":{\"$\":443,\"@enabled\":\"false\"},"
+        + "\"countryId\":1,\"dataCenterInfo\":{\"@class\":\"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo\","
+        + "\"name\":\"MyOwn\"},\"leaseInfo\":{\"renewalIntervalInSecs\":30,\"durationInSecs\":90},"
+        + "\"metadata\":{\"management.port\":\"8080\"},\"homePageUrl\":\"http://" + ip + ":8080/\","
+        + "\"statusPageUrl\":\"http://" + ip + ":8080/actuator/info\",\"healthCheckUrl\":\"http://" + ip
+        + ":8080/actuator/health\",\"vipAddress\":\"" + app.toLowerCase(Locale.ROOT) + "\",\"secureVipAddress\":\""
+        + app.toLowerCase(Locale.ROOT) + "\",\"isCoordinatingDiscoveryServer\":\"false\","
+        + "\"lastUpdatedTimestamp\":\"1764700000000\",\"lastDirtyTimestamp\":\"1764700000000\"}}";
+    return send(HttpRequest.newBuilder(URI.create(base + "/apps/" + app)).header("Content-Type", "application/json")
+        .header("Accept-Encoding", "gzip").POST(HttpRequest.BodyPublishers.ofString(body)));
+  }
+
+  static CompletableFuture<Integer> renew(String base, String app, int i) {
+    String id = app.toLowerCase(Locale.ROOT) + "-" + i;
+    return send(HttpRequest.newBuilder(URI.create(base + "/apps/" + app + "/" + id
+        + "?status=UP&lastDirtyTimestamp=1764700000000")).header("Content-Type", "application/json")
+        .header("Accept", "application/json").PUT(HttpRequest.BodyPublishers.noBody()));
+  }
+
+  static CompletableFuture<Integer> send(HttpRequest.Builder request) {
+    return HTTP.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding()).thenApply(HttpResponse::statusCode);
+  }
+
+  static int status(CompletableFuture<Integer> answer) {
+    try {
+      return answer.join();
+    } catch (RuntimeException e) {
+      return -1;
+    }
+  }
+
+  static CompletableFuture<Integer> get(String uri) {
+    return send(HttpRequest.newBuilder(URI.create(uri)).header("Accept", "application/json"));
+  }
+
+  /** {@code count} requests, at most {@code inFlight} at a time; fails on any answer not 2xx. */
+  static void many(int count, int inFlight, IntFunction<CompletableFuture<Integer>> request) throws Exception {
+    Semaphore slots = new Semaphore(inFlight);
+    AtomicInteger failed = new AtomicInteger();
+    for (int i = 0; i < count; i++) {
+      slots.acquire();
+      request.apply(i).whenComplete((code, error) -> {
+        if (error != null || code / 100 != 2) {
+          failed.incrementAndGet();
+        }
+        slots.release();
+      });
+    }
+    slots.acquire(inFlight);
+    if (failed.get() > 0) {
+      throw new IllegalStateException(failed.get() + " of " + count + " requests failed");
+    }
+  }
+
+  /** The process's CPU time so far (user and system), from /proc. */
+  static long cpuMillis(Process process) throws IOException {
+    String[] stat = Files.readString(Path.of("/proc/" + process.pid() + "/stat")).split("\\) ")[1].split(" ");
+    long ticks = Long.parseLong(stat[11]) + Long.parseLong(stat[12]);
+    return ticks * 10; // USER_HZ is 100 on Linux
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
