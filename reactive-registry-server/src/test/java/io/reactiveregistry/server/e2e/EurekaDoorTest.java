@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.ManualClock;
@@ -18,10 +19,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.Disposable;
 
 /**
  * The Eureka door over a real socket, as any Eureka REST client uses it: register, renew, fetch,
@@ -202,6 +206,10 @@ class EurekaDoorTest {
     fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withLifecycle(new LifecycleConfig(
         defaults.emptyServiceCleanup(), defaults.overrideRetention(), false, defaults.selfPreservationWindow(),
         defaults.selfPreservationThreshold())), clock);
+    List<TraceEvent> trail = new CopyOnWriteArrayList<>();
+    WireClient operator = fixture.connect("operator");
+    Disposable tracing = operator.stream("admin.trace", "{\"service\":\"orders\"}")
+        .subscribe(event -> trail.add(JsonCodec.json().decode(event, TraceEvent.class)));
     send("POST", "/eureka/apps/ORDERS", instanceJson("ORDERS", "orders-1", "127.0.0.5", 8080, 1, 3),
         "application/json");
     clock.advance(Duration.ofMillis(2_500));
@@ -211,6 +219,11 @@ class EurekaDoorTest {
     clock.advance(Duration.ofMillis(1_000));
     await().atMost(WAIT).until(() -> get("/eureka/apps/ORDERS", "application/json").statusCode() == 404);
     assertThat(send("PUT", "/eureka/apps/ORDERS/orders-1", null, null).statusCode()).isEqualTo(404);
+    // The audit trail names the door as the registration's actor, and expiry as the removal's cause.
+    await().atMost(WAIT).until(() -> trail.stream().anyMatch(event -> "HEARTBEAT_TIMEOUT".equals(event.cause())));
+    assertThat(trail).anyMatch(event -> "REGISTER".equals(event.cause()) && "eureka".equals(event.connection()));
+    tracing.dispose();
+    operator.close();
   }
 
   @Test
