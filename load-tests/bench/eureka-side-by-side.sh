@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # This registry's Eureka door and Spring Cloud Netflix's Eureka server, side by side: the same
 # client and load against each, each in its own JVM (-Xmx1g), CPU read from /proc. See
-# interop/eureka/src/test/java/io/reactiveregistry/bench/eureka/EurekaSideBySide.java.
+# interop/eureka-netflix/src/test/java/io/reactiveregistry/bench/eureka/EurekaSideBySide.java.
 #   load-tests/bench/eureka-side-by-side.sh [instances, default 10000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ./mvnw -q -B -o install -DskipTests -pl protocol,reactive-registry-bom,reactive-registry-server,reactive-registry-client -am
-./mvnw -q -B -o test-compile -pl interop/eureka
-./mvnw -q -B -o dependency:build-classpath -pl interop/eureka -Dmdep.outputFile=target/bench.classpath \
+./mvnw -q -B -o test-compile -pl interop/eureka-netflix
+./mvnw -q -B -o dependency:build-classpath -pl interop/eureka-netflix -Dmdep.outputFile=target/bench.classpath \
   -Dmdep.includeScope=test
-CP="interop/eureka/target/test-classes:$(cat interop/eureka/target/bench.classpath)"
+CP="interop/eureka-netflix/target/test-classes:$(cat interop/eureka-netflix/target/bench.classpath)"
 exec java -cp "$CP" io.reactiveregistry.bench.eureka.EurekaSideBySide "${1:-10000}"
