@@ -76,9 +76,9 @@ public final class EurekaDoor {
         .description("Eureka clients' fetches of the recent changes").register(meters);
   }
 
-  /** Whether {@code path} is the door's. */
-  public static boolean serves(String path) {
-    return path.equals("/eureka") || path.startsWith("/eureka/");
+  /** Whether a request's URI (its path, and any query) is the door's. */
+  public static boolean serves(String uri) {
+    return uri.startsWith("/eureka") && (uri.length() == 7 || uri.charAt(7) == '/' || uri.charAt(7) == '?');
   }
 
   /**
@@ -214,7 +214,7 @@ public final class EurekaDoor {
                     ? matches.test(instance) : service.service().equals(vip))
                 .toList()))
         .toList());
-    return Reply.document("applications", EurekaViews.applications(named, instance -> true), call.format());
+    return Reply.document("applications", EurekaViews.applications(named), call.format());
   }
 
   private static List<ServiceSnapshot> servicesOf(Catalog catalog, String app) {
@@ -236,8 +236,7 @@ public final class EurekaDoor {
     EurekaInstance info = EurekaInstance.read(EurekaTree.read(call.body(), sent), app);
     String service = EurekaInstance.service(info.app());
     Registration registration = new Registration(namespace, group, service, true, info.toInstance());
-    return layer.call(layer.eureka(), call.principal(), Route.INSTANCE_REGISTER,
-            Unpooled.wrappedBuffer(json.encode(registration)))
+    return layer.register(layer.eureka(), call.principal(), registration)
         .flatMap(answer -> {
           if (!(answer instanceof Answer.Served served)) {
             return Mono.just(Reply.refused(answer));
@@ -257,10 +256,7 @@ public final class EurekaDoor {
     InstanceIndex.Known known = index.get(app, id);
     boolean cached = known != null;
     if (known == null) {
-      known = InstanceIndex.find(layer.catalog(call.principal(), namespace, group), app, id);
-    }
-    if (known == null) {
-      throw unknownInstance(app, id);
+      known = lookUp(app, id, call);
     }
     Answer answer = layer.renew(layer.eureka(), call.principal(), serviceRef(known.service()),
         known.instance().instanceId());
@@ -276,16 +272,12 @@ public final class EurekaDoor {
   }
 
   private Mono<Reply> cancel(String app, String id, Call call) {
-    InstanceIndex.Known known = InstanceIndex.find(layer.catalog(call.principal(), namespace, group), app, id);
-    if (known == null) {
-      index.remove(app, id);
-      throw unknownInstance(app, id);
-    }
+    InstanceIndex.Known known = known(app, id, call);
     return deregister(known, call).map(answer -> {
+      index.remove(app, id);
       if (!(answer instanceof Answer.Served served)) {
         return Reply.refused(answer);
       }
-      index.remove(app, id);
       boolean removed = json.decode(Unpooled.wrappedBuffer(served.json()), DeregisterResult.class).removed();
       return removed ? Reply.status(200) : Reply.refused(unknownInstance(app, id));
     });
@@ -307,7 +299,7 @@ public final class EurekaDoor {
           + (value == null ? "missing" : "'" + value + "'"));
     }
     String status = value.toUpperCase(Locale.ROOT);
-    InstanceIndex.Known known = existing(app, id, call);
+    InstanceIndex.Known known = known(app, id, call);
     Map<String, String> metadata = Map.of(EurekaInstance.OVERRIDDEN_STATUS, status);
     return layer.amend(layer.eureka(), call.principal(), patch(known, status.equals("UP"), metadata))
         .map(answer -> answer instanceof Answer.Served ? Reply.status(200) : Reply.refused(answer));
@@ -315,7 +307,7 @@ public final class EurekaDoor {
 
   /** {@code DELETE .../status}: the status override goes; the status the instance reports counts again. */
   private Mono<Reply> removeStatusOverride(String app, String id, Call call) {
-    InstanceIndex.Known known = existing(app, id, call);
+    InstanceIndex.Known known = known(app, id, call);
     return layer.restore(layer.eureka(), call.principal(), patch(known, null, null),
             List.of(EurekaInstance.OVERRIDDEN_STATUS))
         .map(answer -> answer instanceof Answer.Served ? Reply.status(200) : Reply.refused(answer));
@@ -334,12 +326,23 @@ public final class EurekaDoor {
       }
       metadata.put(key, values.isEmpty() ? "" : values.get(values.size() - 1));
     });
-    InstanceIndex.Known known = existing(app, id, call);
+    InstanceIndex.Known known = known(app, id, call);
     return layer.amend(layer.eureka(), call.principal(), patch(known, null, metadata))
         .map(answer -> answer instanceof Answer.Served ? Reply.status(200) : Reply.refused(answer));
   }
 
-  private InstanceIndex.Known existing(String app, String id, Call call) {
+  /**
+   * The instance an Eureka client names, from the index of what this door registered, else from
+   * the catalog: looking through the catalog after every change would cost a snapshot of the
+   * changed service per request, and a burst of cancels would cost the square of its size.
+   */
+  private InstanceIndex.Known known(String app, String id, Call call) {
+    InstanceIndex.Known known = index.get(app, id);
+    return known != null ? known : lookUp(app, id, call);
+  }
+
+  /** The instance an Eureka client names, from the catalog; 404 when there is none. */
+  private InstanceIndex.Known lookUp(String app, String id, Call call) {
     InstanceIndex.Known known = InstanceIndex.find(layer.catalog(call.principal(), namespace, group), app, id);
     if (known == null) {
       throw unknownInstance(app, id);

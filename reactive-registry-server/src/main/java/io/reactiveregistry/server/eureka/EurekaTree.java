@@ -156,6 +156,31 @@ final class EurekaTree {
     return out.toByteArray();
   }
 
+  /**
+   * One element as it appears inside a document: for JSON its content alone (the value of its
+   * name), for XML the element without the document's declaration. A document put together from
+   * fragments ({@link Renderings}) reads as one written whole.
+   */
+  static byte[] fragment(String name, Map<String, Object> content, Format format) {
+    if (format == Format.JSON) {
+      try {
+        return JSON.writeValueAsBytes(content);
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException("a tree of maps, lists and scalars is always JSON", e);
+      }
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+    try {
+      XMLStreamWriter writer = XML_OUT.createXMLStreamWriter(out, "UTF-8");
+      writeElement(writer, name, content);
+      writer.flush();
+      writer.close();
+    } catch (XMLStreamException e) {
+      throw new IllegalStateException("writing XML to memory failed", e);
+    }
+    return out.toByteArray();
+  }
+
   private static void writeElement(XMLStreamWriter writer, String name, Object value) throws XMLStreamException {
     if (value instanceof List<?> list) {
       for (Object item : list) {

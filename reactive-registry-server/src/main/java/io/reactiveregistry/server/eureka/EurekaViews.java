@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -134,17 +133,16 @@ final class EurekaViews {
   }
 
   /**
-   * An {@code applications} element: the catalog's services whose instances pass {@code keep},
-   * grouped by application, with the catalog's revision as {@code versions__delta} and its hash.
+   * An {@code applications} element: the catalog's services grouped by application, with the
+   * catalog's revision as {@code versions__delta} and its hash. (The full fetch and the delta are
+   * put together from renderings kept per service: {@link Renderings}.)
    */
-  static Map<String, Object> applications(Catalog catalog, Predicate<InstanceBody> keep) {
+  static Map<String, Object> applications(Catalog catalog) {
     Map<String, List<Object>> byApp = new TreeMap<>();
     for (ServiceSnapshot service : catalog.services()) {
       for (InstanceBody instance : service.instances()) {
-        if (keep.test(instance)) {
-          byApp.computeIfAbsent(app(service.service()), name -> new ArrayList<>())
-              .add(instance(service.service(), instance, null));
-        }
+        byApp.computeIfAbsent(app(service.service()), name -> new ArrayList<>())
+            .add(instance(service.service(), instance, null));
       }
     }
     List<Object> applications = new ArrayList<>(byApp.size());
@@ -155,23 +153,6 @@ final class EurekaViews {
       applications.add(application);
     });
     return envelope(catalog.revision(), hash(catalog), applications);
-  }
-
-  /** The delta: each recently changed instance with its action, and the hash of the whole catalog now. */
-  static Map<String, Object> delta(Catalog.Delta delta) {
-    Map<String, List<Object>> byApp = new TreeMap<>();
-    for (Catalog.Change change : delta.changes()) {
-      byApp.computeIfAbsent(app(change.service()), name -> new ArrayList<>())
-          .add(instance(change.service(), change.instance(), change.kind()));
-    }
-    List<Object> applications = new ArrayList<>(byApp.size());
-    byApp.forEach((name, instances) -> {
-      Map<String, Object> application = new LinkedHashMap<>();
-      application.put("name", name);
-      application.put("instance", instances);
-      applications.add(application);
-    });
-    return envelope(delta.catalog().revision(), hash(delta.catalog()), applications);
   }
 
   /**

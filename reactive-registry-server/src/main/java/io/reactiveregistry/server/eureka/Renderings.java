@@ -1,41 +1,193 @@
 package io.reactiveregistry.server.eureka;
 
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.eureka.EurekaDoor.Reply;
 import io.reactiveregistry.server.eureka.EurekaTree.Format;
 import io.reactiveregistry.server.request.Catalog;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The full fetch and the delta, rendered once per state of the catalog and format: every Eureka
- * client polls the same documents (every 30 s by default), so the second and later polls of a
- * state cost a lookup. A rendering is kept until the catalog's revision moves, or for the delta,
- * until its changes do (the window also drops old ones without a new revision).
+ * The full fetch and the delta, put together from each service's instances rendered once: a
+ * service's rendering is kept while its snapshot is the same (the catalog hands out the same
+ * snapshot until the service changes), so after a change only that service is rendered again, and
+ * the document is a concatenation. A whole document is also kept until the catalog's revision
+ * moves, or for the delta until its changes do (the window also drops old ones without a new
+ * revision): every Eureka client polls the same documents, so the second and later polls of a
+ * state cost a lookup.
  */
 final class Renderings {
   private record Key(long revision, int changes, Format format) {}
 
   private record Kept(Key key, Reply reply) {}
 
+  /** A service's instances rendered in one format, by instance id, and how many of each Eureka status. */
+  private record Fragments(ServiceSnapshot snapshot, Map<String, byte[]> instances, Map<String, Integer> statuses) {}
+
   private final AtomicReference<@Nullable Kept> fullJson = new AtomicReference<>();
   private final AtomicReference<@Nullable Kept> fullXml = new AtomicReference<>();
   private final AtomicReference<@Nullable Kept> deltaJson = new AtomicReference<>();
   private final AtomicReference<@Nullable Kept> deltaXml = new AtomicReference<>();
+  private final Map<String, Fragments> fragments = new ConcurrentHashMap<>();
+  /**
+   * Removed instances rendered with their {@code DELETED} action, by the body the recent changes
+   * keep (the same object while the removal stays in the window).
+   */
+  private final Map<Format, Map<InstanceBody, byte[]>> deleted = Map.of(
+      Format.JSON, Collections.synchronizedMap(new IdentityHashMap<>()),
+      Format.XML, Collections.synchronizedMap(new IdentityHashMap<>()));
 
   Reply full(Catalog catalog, Format format) {
     Key key = new Key(catalog.revision(), -1, format);
-    return kept(format == Format.JSON ? fullJson : fullXml, key,
-        () -> Reply.document("applications", EurekaViews.applications(catalog, instance -> true), format));
+    return kept(format == Format.JSON ? fullJson : fullXml, key, () -> {
+      Map<String, List<byte[]>> byApp = new TreeMap<>();
+      Map<String, Integer> statuses = new TreeMap<>();
+      Set<String> current = new HashSet<>();
+      for (ServiceSnapshot service : catalog.services()) {
+        current.add(key(service.service(), format));
+        Fragments rendered = fragments(service, format);
+        if (!rendered.instances().isEmpty()) {
+          byApp.computeIfAbsent(EurekaViews.app(service.service()), app -> new ArrayList<>())
+              .addAll(rendered.instances().values());
+        }
+        rendered.statuses().forEach((status, count) -> statuses.merge(status, count, Integer::sum));
+      }
+      // Services gone since: their renderings go too.
+      fragments.keySet().removeIf(name -> name.startsWith(format.name() + '\u0000') && !current.contains(name));
+      return document(catalog.revision(), hash(statuses), byApp, format);
+    });
   }
 
   Reply delta(Catalog.Delta changes, Format format) {
     Key key = new Key(changes.catalog().revision(), changes.changes().size(), format);
-    return kept(format == Format.JSON ? deltaJson : deltaXml, key,
-        () -> Reply.document("applications", EurekaViews.delta(changes), format));
+    return kept(format == Format.JSON ? deltaJson : deltaXml, key, () -> {
+      Map<String, ServiceSnapshot> services = new LinkedHashMap<>();
+      Map<String, Integer> statuses = new TreeMap<>();
+      for (ServiceSnapshot service : changes.catalog().services()) {
+        services.put(service.service(), service);
+        fragments(service, format).statuses().forEach((status, count) -> statuses.merge(status, count, Integer::sum));
+      }
+      Map<String, List<byte[]>> byApp = new TreeMap<>();
+      Map<InstanceBody, byte[]> removals = deleted.get(format);
+      if (removals.size() > 2 * changes.changes().size() + 1_000) {
+        removals.clear(); // what has left the window is not asked for again
+      }
+      for (Catalog.Change change : changes.changes()) {
+        ServiceSnapshot service = services.get(change.service());
+        byte[] rendered = change.kind() == Catalog.ChangeKind.DELETED || service == null ? null
+            : fragments(service, format).instances().get(change.instance().instanceId());
+        byte[] instance;
+        if (rendered != null) {
+          instance = withAction(rendered, change.kind(), format);
+        } else if (change.kind() == Catalog.ChangeKind.DELETED) {
+          instance = removals.computeIfAbsent(change.instance(), body -> EurekaTree.fragment("instance",
+              EurekaViews.instance(change.service(), body, change.kind()), format));
+        } else {
+          instance = EurekaTree.fragment("instance", EurekaViews.instance(change.service(), change.instance(),
+              change.kind()), format);
+        }
+        byApp.computeIfAbsent(EurekaViews.app(change.service()), app -> new ArrayList<>()).add(instance);
+      }
+      return document(changes.catalog().revision(), hash(statuses), byApp, format);
+    });
   }
 
-  private static Reply kept(AtomicReference<@Nullable Kept> slot, Key key, java.util.function.Supplier<Reply> render) {
+  /** The service's renderings, made again only when its snapshot is another than the one they were made from. */
+  private Fragments fragments(ServiceSnapshot service, Format format) {
+    String key = key(service.service(), format);
+    Fragments known = fragments.get(key);
+    if (known != null && known.snapshot() == service) {
+      return known;
+    }
+    Map<String, byte[]> instances = new LinkedHashMap<>();
+    Map<String, Integer> statuses = new TreeMap<>();
+    for (InstanceBody instance : service.instances()) {
+      instances.put(instance.instanceId(), EurekaTree.fragment("instance",
+          EurekaViews.instance(service.service(), instance, null), format));
+      statuses.merge(EurekaViews.status(instance), 1, Integer::sum);
+    }
+    Fragments made = new Fragments(service, instances, statuses);
+    fragments.put(key, made);
+    return made;
+  }
+
+  private static String key(String service, Format format) {
+    return format.name() + '\u0000' + service;
+  }
+
+  /** Eureka's reconcile hash from counts by status: {@code DOWN_1_UP_3_}. */
+  private static String hash(Map<String, Integer> statuses) {
+    StringBuilder hash = new StringBuilder();
+    statuses.forEach((status, count) -> hash.append(status).append('_').append(count).append('_'));
+    return hash.toString();
+  }
+
+  /** A rendered instance with its delta's {@code actionType} added as its last field. */
+  private static byte[] withAction(byte[] rendered, Catalog.ChangeKind kind, Format format) {
+    String closing = format == Format.JSON ? "}" : "</instance>";
+    String action = format == Format.JSON ? ",\"actionType\":\"" + kind + "\"}"
+        : "<actionType>" + kind + "</actionType></instance>";
+    byte[] tail = action.getBytes(StandardCharsets.UTF_8);
+    int keep = rendered.length - closing.length();
+    byte[] withAction = new byte[keep + tail.length];
+    System.arraycopy(rendered, 0, withAction, 0, keep);
+    System.arraycopy(tail, 0, withAction, keep, tail.length);
+    return withAction;
+  }
+
+  /**
+   * An {@code applications} document from rendered instances by application. Application names
+   * are service names in upper case: letters, digits and {@code -_.:@}, safe in JSON and XML as
+   * they are.
+   */
+  private static Reply document(long revision, String hash, Map<String, List<byte[]>> byApp, Format format) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(64 * 1024);
+    boolean json = format == Format.JSON;
+    write(out, json ? "{\"applications\":{\"versions__delta\":\"" + revision + "\",\"apps__hashcode\":\"" + hash
+        + "\",\"application\":[" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><applications><versions__delta>"
+        + revision + "</versions__delta><apps__hashcode>" + hash + "</apps__hashcode>");
+    boolean firstApp = true;
+    for (Map.Entry<String, List<byte[]>> app : byApp.entrySet()) {
+      if (json) {
+        write(out, (firstApp ? "" : ",") + "{\"name\":\"" + app.getKey() + "\",\"instance\":[");
+      } else {
+        write(out, "<application><name>" + app.getKey() + "</name>");
+      }
+      boolean firstInstance = true;
+      for (byte[] instance : app.getValue()) {
+        if (json && !firstInstance) {
+          out.write(',');
+        }
+        out.writeBytes(instance);
+        firstInstance = false;
+      }
+      write(out, json ? "]}" : "</application>");
+      firstApp = false;
+    }
+    write(out, json ? "]}}" : "</applications>");
+    return new Reply(200, Rendered.of(out.toByteArray(), format.contentType), null);
+  }
+
+  private static void write(ByteArrayOutputStream out, String text) {
+    out.writeBytes(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static Reply kept(AtomicReference<@Nullable Kept> slot, Key key, Supplier<Reply> render) {
     Kept kept = slot.get();
     if (kept != null && kept.key().equals(key)) {
       return kept.reply();

@@ -136,6 +136,8 @@ public final class HttpEndpoint {
                 : json(response, HttpResponseStatus.SERVICE_UNAVAILABLE, Map.of("status", "NOT_READY")))
             // Past the probes, which tell an orchestrator only whether the server runs: protected mode.
             .route(request -> protectedMode.refusal(request.remoteAddress()) != null, this::forbidden)
+            // First past protected mode: Eureka's renewals are the most frequent requests on this port.
+            .route(request -> EurekaDoor.serves(request.uri()), this::eureka)
             .get("/", (request, response) -> dashboard.page(response))
             .get("/dashboard/{file}", (request, response) -> {
               Publisher<Void> file = dashboard.file(request.param("file"), response);
@@ -148,7 +150,6 @@ public final class HttpEndpoint {
             .get("/api/v1/watch/{namespace}/{group}/{service}", this::watch)
             .get("/api/v1/trace", this::trace)
             .post("/api/v1/{route}", this::call)
-            .route(request -> EurekaDoor.serves(new QueryStringDecoder(request.uri()).path()), this::eureka)
             .route(request -> true, this::unrouted))
         .bind()
         .map(DisposableServer.class::cast);

@@ -50,7 +50,7 @@ final class CatalogReads {
       for (RecentChanges.Change change : recent.of(namespace, group, clock.millis())) {
         String service = change.service().service();
         if (change.removed() != null) {
-          changes.add(new Catalog.Change(service, Catalog.ChangeKind.DELETED, WireViews.instance(change.removed())));
+          changes.add(new Catalog.Change(service, Catalog.ChangeKind.DELETED, change.removed()));
           continue;
         }
         InstanceBody now = current.computeIfAbsent(service, name -> instancesOf(catalog, name)).get(change.instanceId());

@@ -1,9 +1,10 @@
 package io.reactiveregistry.server.request;
 
+import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.server.core.ChangeCause;
-import io.reactiveregistry.server.core.InstanceView;
 import io.reactiveregistry.server.core.RegistryEvent;
 import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.wire.WireViews;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -21,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class RecentChanges {
   /** One instance's latest change: when, whether it appeared within the window, its last view if it is gone. */
-  record Change(ServiceKey service, String instanceId, long atMillis, boolean added, @Nullable InstanceView removed) {}
+  record Change(ServiceKey service, String instanceId, long atMillis, boolean added, @Nullable InstanceBody removed) {}
 
   private record Key(ServiceKey service, String instanceId) {}
 
@@ -47,7 +48,9 @@ final class RecentChanges {
       } else if (event instanceof RegistryEvent.InstanceRemoved removed) {
         Key key = new Key(removed.service(), removed.instance().instanceId());
         changes.remove(key);
-        changes.put(key, new Change(key.service(), key.instanceId(), nowMillis, false, removed.instance()));
+        // Its last view as the contract's body, made once: every delta read until it leaves the window shows it.
+        changes.put(key, new Change(key.service(), key.instanceId(), nowMillis, false,
+            WireViews.instance(removed.instance())));
       }
     }
     trim(nowMillis);

@@ -189,6 +189,20 @@ public final class RequestLayer {
     }
   }
 
+  /**
+   * {@code instance.register} from a typed body, for a door that builds it from another protocol
+   * (Eureka's): decoded, checked and answered exactly as {@link #call} does, without a JSON round trip.
+   */
+  public Mono<Answer> register(Session session, @Nullable Principal principal, Registration registration) {
+    long start = System.nanoTime();
+    try {
+      return submitted(Route.INSTANCE_REGISTER, start, authorized(principal, Route.INSTANCE_REGISTER,
+          CommandDecoder.register(session.owner, registration)));
+    } catch (RuntimeException | Error e) {
+      return Mono.just(counted(Route.INSTANCE_REGISTER, start, Answer.refusal(e)));
+    }
+  }
+
   /** A command run, answered once it may be (a durable one once committed), counted by {@code route}. */
   private Mono<Answer> submitted(Route route, long start, Command command) {
     CompletableFuture<Outcome> outcome = runtime.submit(command);

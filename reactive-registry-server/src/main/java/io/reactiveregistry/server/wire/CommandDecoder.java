@@ -72,7 +72,8 @@ public final class CommandDecoder {
     return decoder.decode(owner, body);
   }
 
-  private static Command register(Owner owner, Registration body) {
+  /** {@code instance.register}'s command from its typed body (a door that builds the body itself). */
+  public static Command register(Owner owner, Registration body) {
     return new Command.Register(owner, service(body.namespace(), body.group(), body.service()),
         body.ephemeral() == null || body.ephemeral(), WireCommands.instance("instance", body.instance()));
   }

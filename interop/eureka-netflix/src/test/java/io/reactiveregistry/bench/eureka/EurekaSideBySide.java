@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import reactor.core.Disposable;
 
@@ -36,14 +37,19 @@ public final class EurekaSideBySide {
   static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   static final int IN_FLIGHT = 32;
   static final int APPS = 100;
+  static final int WARM_UP = 20_000;
 
   public static void main(String[] args) throws Exception {
     int instances = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
     Path dir = Files.createTempDirectory("eureka-bench");
     List<String> report = new ArrayList<>();
     report.add(String.format(Locale.ROOT, "%-44s %16s %16s", "", "reactive-registry", "eureka-server"));
-    Result ours = run("reactive-registry", instances, dir, true);
-    Result theirs = run("eureka-server", instances, dir, false);
+    String which = args.length > 1 ? args[1] : "both";
+    Result ours = which.equals("eureka") ? null : run("reactive-registry", instances, dir, true);
+    Result theirs = which.equals("ours") ? null : run("eureka-server", instances, dir, false);
+    if (ours == null || theirs == null) {
+      System.exit(0);
+    }
     for (int i = 0; i < ours.lines.size(); i++) {
       report.add(String.format(Locale.ROOT, "%-44s %16s %16s", ours.lines.get(i)[0], ours.lines.get(i)[1],
           theirs.lines.get(i)[1]));
@@ -59,8 +65,12 @@ public final class EurekaSideBySide {
     int port = freePort();
     int tcp = freePort();
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-XX:+UseG1GC", "-cp",
-        System.getProperty("java.class.path")));
+    List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-XX:+UseG1GC"));
+    String extra = System.getProperty("bench.serverJvmArgs"); // a profiler's flags, say
+    if (extra != null && !extra.isBlank()) {
+      command.addAll(List.of(extra.trim().split("\\s+")));
+    }
+    command.addAll(List.of("-cp", System.getProperty("java.class.path")));
     if (ours) {
       command.addAll(List.of(Main.class.getName(), "--in-memory", "--host", "127.0.0.1", "--port",
           Integer.toString(tcp), "--ws-port", "0", "--http-port", Integer.toString(port),
@@ -83,15 +93,20 @@ public final class EurekaSideBySide {
         Thread.sleep(200);
       }
       List<String[]> lines = new ArrayList<>();
-      // Warm-up: the JIT compiles both servers' paths before anything is measured.
-      many(2_000, IN_FLIGHT, i -> register(base, "WARM", i));
-      for (int round = 0; round < 5; round++) {
-        many(2_000, IN_FLIGHT, i -> renew(base, "WARM", i));
+      // Warm-up: the JIT compiles both servers' paths before anything is measured (the first
+      // 20,000 registrations of a fresh server cost several times what later ones do).
+      for (int pass = 0; pass < 2; pass++) {
+        many(WARM_UP, IN_FLIGHT, i -> register(base, "WARM-" + (i % APPS), i));
+        for (int round = 0; round < 3; round++) {
+          many(WARM_UP, IN_FLIGHT, i -> renew(base, "WARM-" + (i % APPS), i));
+        }
+        for (int f = 0; f < 20; f++) {
+          status(get(base + "/apps"));
+          status(get(base + "/apps/delta"));
+        }
+        many(WARM_UP, IN_FLIGHT, i -> send(HttpRequest.newBuilder(URI.create(base + "/apps/WARM-" + (i % APPS)
+            + "/warm-" + (i % APPS) + "-" + i)).DELETE()));
       }
-      for (int f = 0; f < 20; f++) {
-        status(get(base + "/apps"));
-      }
-      many(2_000, IN_FLIGHT, i -> send(HttpRequest.newBuilder(URI.create(base + "/apps/WARM/warm-" + i)).DELETE()));
 
       // A registration alone on its connection: one at a time, as an application starting registers.
       long cpu = cpuMillis(server);
@@ -123,6 +138,17 @@ public final class EurekaSideBySide {
       lines.add(row("renewals/s (" + IN_FLIGHT + " in flight)", 3.0 * instances / seconds));
       lines.add(row("  server CPU per 1,000 renewals (ms)", (cpuMillis(server) - cpu) * 1_000.0 / (3.0 * instances)));
 
+      // Eureka's server answers fetches from a cache refreshed every 30 s: the fetches are measured
+      // once its answer holds every instance, so that both servers send the same registry.
+      long waitedFrom = System.nanoTime();
+      while (count(HTTP.send(HttpRequest.newBuilder(URI.create(base + "/apps")).header("Accept", "application/json")
+          .build(), HttpResponse.BodyHandlers.ofString()).body(), "\"instanceId\"") < instances + 1_000) {
+        if (System.nanoTime() - waitedFrom > Duration.ofSeconds(90).toNanos()) {
+          throw new IllegalStateException(name + "'s full fetch never held every instance");
+        }
+        Thread.sleep(500);
+      }
+      lines.add(row("full fetch holds every instance after (s)", (System.nanoTime() - waitedFrom) / 1e9));
       HttpResponse<byte[]> plain = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/apps"))
           .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofByteArray());
       HttpResponse<byte[]> zipped = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/apps"))
@@ -151,22 +177,24 @@ public final class EurekaSideBySide {
       lines.add(row("  after a change: server CPU (ms)", (cpuMillis(server) - cpu) / 10.0));
 
       // A change: how long until /apps/delta shows it (an Eureka client sees it at its next poll after that).
-      List<ServiceEvent> pushed = new java.util.concurrent.CopyOnWriteArrayList<>();
+      AtomicLong pushedAt = new AtomicLong(-1);
       RegistryClient subscriber = null;
       Disposable watch = null;
       if (ours) {
         subscriber = RegistryClient.builder().servers("tcp://127.0.0.1:" + tcp).clientName("bench").build();
-        watch = subscriber.events(ServiceName.of("late"), null, false).subscribe(pushed::add);
-        Thread.sleep(500);
+        watch = subscriber.events(ServiceName.of("late"), null, false).subscribe(event -> {
+          boolean arrived = ServiceEvent.UPSERT.equals(event.type())
+              || event.instances() != null && !event.instances().isEmpty();
+          if (arrived) {
+            pushedAt.compareAndSet(-1, System.nanoTime());
+          }
+        });
+        Thread.sleep(1_000);
       }
       long changed = System.nanoTime();
       register(base, "LATE", 1).join();
       long inDelta = -1;
-      long pushedAt = -1;
       while (System.nanoTime() - changed < Duration.ofSeconds(120).toNanos()) {
-        if (pushedAt < 0 && pushed.stream().anyMatch(e -> ServiceEvent.UPSERT.equals(e.type()))) {
-          pushedAt = System.nanoTime();
-        }
         String delta = new String(HTTP.send(HttpRequest.newBuilder(URI.create(base + "/apps/delta"))
             .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofByteArray()).body());
         if (delta.contains("late-1")) {
@@ -176,15 +204,12 @@ public final class EurekaSideBySide {
         Thread.sleep(50);
       }
       lines.add(row("a registration in /apps/delta after (ms)", inDelta < 0 ? -1 : (inDelta - changed) / 1e6));
+      lines.add(row("  the delta then: instances in it", count(new String(HTTP.send(HttpRequest.newBuilder(
+          URI.create(base + "/apps/delta")).header("Accept", "application/json").build(),
+          HttpResponse.BodyHandlers.ofByteArray()).body()), "\"instanceId\"")));
       if (ours) {
-        for (int wait = 0; pushedAt < 0 && wait < 100; wait++) {
-          if (pushed.stream().anyMatch(e -> ServiceEvent.UPSERT.equals(e.type()))) {
-            pushedAt = System.nanoTime();
-          }
-          Thread.sleep(1);
-        }
         lines.add(new String[] {"  pushed to an RSocket subscriber after (ms)",
-            pushedAt < 0 ? "-" : String.format(Locale.ROOT, "%.1f", (pushedAt - changed) / 1e6)});
+            pushedAt.get() < 0 ? "-" : String.format(Locale.ROOT, "%.1f", (pushedAt.get() - changed) / 1e6)});
         watch.dispose();
         subscriber.closeAndWait();
       } else {
@@ -196,6 +221,14 @@ public final class EurekaSideBySide {
       server.destroy();
       server.waitFor();
     }
+  }
+
+  static int count(String text, String what) {
+    int found = 0;
+    for (int at = text.indexOf(what); at >= 0; at = text.indexOf(what, at + 1)) {
+      found++;
+    }
+    return found;
   }
 
   static void renewOrRegisterChange(String base, int f) {
