@@ -510,4 +510,44 @@ class RegistryTest {
 
     assertThat(registry.expire()).isZero();
   }
+
+  @Test
+  void aRenewalRefreshesItsInstanceAndNeverRecreatesOne() {
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080));
+    String id = "127.0.0.5#8080#DEFAULT";
+    clock.advance(Duration.ofMillis(HeartbeatTimings.DEFAULTS.timeoutMs() - 1_000));
+    assertThat(registry.apply(new Command.Renew(alice, orders, id))).isEqualTo(HeartbeatOutcome.REFRESHED);
+    clock.advance(Duration.ofMillis(2_000)); // past the timeout since the registration, not since the renewal
+    registry.expire();
+    assertThat(instancesOf(orders)).singleElement().extracting(InstanceView::healthy).isEqualTo(true);
+
+    assertThat(registry.apply(new Command.Renew(bob, orders, id))).isEqualTo(HeartbeatOutcome.IGNORED_NOT_OWNER);
+    registry.takeEvents();
+    assertThat(registry.apply(new Command.Renew(alice, orders, "127.0.0.9#8080#DEFAULT")))
+        .isEqualTo(HeartbeatOutcome.IGNORED_UNKNOWN);
+    assertThat(registry.apply(new Command.Renew(alice, billing, id))).isEqualTo(HeartbeatOutcome.IGNORED_UNKNOWN);
+    assertThat(instancesOf(orders)).hasSize(1);
+    assertThat(registry.exists(billing)).isFalse();
+    assertThat(registry.takeEvents()).isEmpty();
+  }
+
+  @Test
+  void restoringEnabledLiftsOnlyThatAndTheNamedMetadataKeys() {
+    Owner operator = new Owner(9, "ops@127.0.0.1:9");
+    String id = "127.0.0.5#8080#DEFAULT";
+    registry.register(alice, orders, true, instance("127.0.0.5", 8080, Map.of("zone", "a")));
+    registry.patchInstance(operator, orders, id, false, 3.0, Map.of("status", "OUT", "zone", "b"));
+    assertThat(instancesOf(orders)).singleElement().satisfies(view -> {
+      assertThat(view.enabled()).isFalse();
+      assertThat(view.metadata()).containsEntry("status", "OUT").containsEntry("zone", "b");
+    });
+
+    registry.apply(new Command.RestoreEnabled(operator, orders, id, List.of("status")));
+
+    assertThat(instancesOf(orders)).singleElement().satisfies(view -> {
+      assertThat(view.enabled()).isTrue();
+      assertThat(view.weight()).isEqualTo(3.0);
+      assertThat(view.metadata()).doesNotContainKey("status").containsEntry("zone", "b");
+    });
+  }
 }
