@@ -217,6 +217,9 @@ class PermissionMatrixTest {
     /** Streams opened, kept open to the end (a cancelled stream is a frame more in flight). */
     private final reactor.core.Disposable.Composite streams = reactor.core.Disposables.composite();
 
+    /** The connections open on the server before this one: closing waits until it is back to them. */
+    private final int openBefore = fixture.server().openConnections();
+
     Asker(Door door, Caller caller) {
       this.door = door;
       this.caller = caller;
@@ -430,6 +433,10 @@ class PermissionMatrixTest {
       streams.dispose();
       if (connection != null) {
         connection.close();
+        // The server releases what the connection owned once it sees the close: the next caller's
+        // "nothing changed" must not see this caller's instances go.
+        await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+            .until(() -> fixture.server().openConnections() <= openBefore);
       }
     }
   }
