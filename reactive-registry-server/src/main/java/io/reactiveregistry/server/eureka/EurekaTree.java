@@ -137,11 +137,7 @@ final class EurekaTree {
 
   static byte[] write(String root, Map<String, Object> content, Format format) {
     if (format == Format.JSON) {
-      try {
-        return JSON.writeValueAsBytes(Map.of(root, content));
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException("a tree of maps, lists and scalars is always JSON", e);
-      }
+      return json(Map.of(root, content));
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
     try {
@@ -163,11 +159,7 @@ final class EurekaTree {
    */
   static byte[] fragment(String name, Map<String, Object> content, Format format) {
     if (format == Format.JSON) {
-      try {
-        return JSON.writeValueAsBytes(content);
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException("a tree of maps, lists and scalars is always JSON", e);
-      }
+      return json(content);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
     try {
@@ -179,6 +171,14 @@ final class EurekaTree {
       throw new IllegalStateException("writing XML to memory failed", e);
     }
     return out.toByteArray();
+  }
+
+  private static byte[] json(Object tree) {
+    try {
+      return JSON.writeValueAsBytes(tree);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a tree of maps, lists and scalars is always JSON", e);
+    }
   }
 
   private static void writeElement(XMLStreamWriter writer, String name, Object value) throws XMLStreamException {

@@ -208,8 +208,14 @@ class EurekaDoorTest {
         defaults.selfPreservationThreshold())), clock);
     List<TraceEvent> trail = new CopyOnWriteArrayList<>();
     WireClient operator = fixture.connect("operator");
-    Disposable tracing = operator.stream("admin.trace", "{\"service\":\"orders\"}")
+    Disposable tracing = operator.stream("admin.trace", "{}")
         .subscribe(event -> trail.add(JsonCodec.json().decode(event, TraceEvent.class)));
+    // The trail is followed once a change made now shows in it (the stream opens asynchronously).
+    await().atMost(WAIT).until(() -> {
+      send("POST", "/api/v1/instance.register", "{\"service\":\"probe\",\"instance\":{\"ip\":\"127.0.0.9\","
+          + "\"port\":9}}", "application/json");
+      return trail.stream().anyMatch(event -> "probe".equals(event.service()));
+    });
     send("POST", "/eureka/apps/ORDERS", instanceJson("ORDERS", "orders-1", "127.0.0.5", 8080, 1, 3),
         "application/json");
     clock.advance(Duration.ofMillis(2_500));
@@ -220,8 +226,10 @@ class EurekaDoorTest {
     await().atMost(WAIT).until(() -> get("/eureka/apps/ORDERS", "application/json").statusCode() == 404);
     assertThat(send("PUT", "/eureka/apps/ORDERS/orders-1", null, null).statusCode()).isEqualTo(404);
     // The audit trail names the door as the registration's actor, and expiry as the removal's cause.
-    await().atMost(WAIT).until(() -> trail.stream().anyMatch(event -> "HEARTBEAT_TIMEOUT".equals(event.cause())));
-    assertThat(trail).anyMatch(event -> "REGISTER".equals(event.cause()) && "eureka".equals(event.connection()));
+    await().atMost(WAIT).until(() -> trail.stream().anyMatch(event -> "orders".equals(event.service())
+        && "HEARTBEAT_TIMEOUT".equals(event.cause())));
+    assertThat(trail).anyMatch(event -> "orders".equals(event.service()) && "REGISTER".equals(event.cause())
+        && "eureka".equals(event.connection()));
     tracing.dispose();
     operator.close();
   }

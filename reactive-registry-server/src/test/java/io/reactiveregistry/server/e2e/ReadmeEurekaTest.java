@@ -5,11 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,21 +24,16 @@ class ReadmeEurekaTest {
 
   @Test
   void theReadmesEurekaLinesRun() throws Exception {
-    String readme = Files.readString(Path.of("../README.md"));
-    int section = readme.indexOf("\n## Moving from Eureka\n");
-    assertThat(section).isNotNegative();
-    int open = readme.indexOf("```sh\n", section);
-    List<String> lines = readme.substring(open + 6, readme.indexOf("\n```", open)).lines().toList();
+    List<String> lines = ReadmeShell.firstBlockUnder("## Moving from Eureka");
     String base = lines.get(0).replace("7080", String.valueOf(fixture.server().httpPort()));
     assertThat(base).startsWith("EUREKA=http://127.0.0.1:");
     List<String> curls = lines.subList(1, lines.size());
     assertThat(curls).hasSize(6).allMatch(line -> line.startsWith("curl "));
 
     for (String line : curls) {
-      Process curl = new ProcessBuilder("bash", "-c", base + "; " + line).redirectErrorStream(true).start();
-      String out = new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(curl.waitFor(10, TimeUnit.SECONDS)).isTrue();
-      assertThat(curl.exitValue()).as(line + "\n" + out).isZero();
+      ReadmeShell.Ran ran = ReadmeShell.run(base, line);
+      String out = ran.output();
+      assertThat(ran.exit()).as(line + "\n" + out).isZero();
       if (line.contains("$EUREKA/apps\n") || line.endsWith("$EUREKA/apps") || line.endsWith("/apps/delta")) {
         assertThat(out).as(line).startsWith("{\"applications\":").contains("\"instanceId\":\"orders-1\"");
       }

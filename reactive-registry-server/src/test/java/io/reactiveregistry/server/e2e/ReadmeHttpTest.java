@@ -5,11 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,11 +24,7 @@ class ReadmeHttpTest {
 
   @Test
   void theReadmesCurlLinesRun() throws Exception {
-    String readme = Files.readString(Path.of("../README.md"));
-    int section = readme.indexOf("\n## HTTP for clients without RSocket\n");
-    assertThat(section).isNotNegative();
-    int open = readme.indexOf("```sh\n", section);
-    List<String> lines = readme.substring(open + 6, readme.indexOf("\n```", open)).lines().toList();
+    List<String> lines = ReadmeShell.firstBlockUnder("## HTTP for clients without RSocket");
     String api = lines.get(0).replace("7080", String.valueOf(fixture.server().httpPort()));
     assertThat(api).startsWith("API=http://127.0.0.1:");
     List<String> curls = lines.subList(1, lines.size());
@@ -40,14 +32,12 @@ class ReadmeHttpTest {
 
     for (String line : curls) {
       boolean watch = line.contains("/watch/");
-      Process curl = new ProcessBuilder("bash", "-c", api + "; " + (watch ? "timeout 1 " : "") + line)
-          .redirectErrorStream(true).start();
-      String out = new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(curl.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      ReadmeShell.Ran ran = ReadmeShell.run(api, (watch ? "timeout 1 " : "") + line);
+      String out = ran.output();
       if (watch) {
         assertThat(out).as(line).contains("event: SNAPSHOT").contains("data: {\"type\":\"SNAPSHOT\"");
       } else {
-        assertThat(curl.exitValue()).as(line + "\n" + out).isZero();
+        assertThat(ran.exit()).as(line + "\n" + out).isZero();
         assertThat(out).as(line).startsWith("{");
       }
       if (line.contains("admin.instance.patch")) {
