@@ -209,7 +209,8 @@ public final class RegistryServer implements Disposable {
           new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
               serverMeters.connectionsRefused("http", "address")),
           protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls,
-          () -> clusterStatus == null ? null : clusterStatus.get(), new EurekaDoor(layer, config.eureka(), meters));
+          () -> clusterStatus == null ? null : clusterStatus.get(), new EurekaDoor(layer, config.eureka(), meters,
+              Schedulers.parallel()));
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = !config.storage().durable() ? Mono.empty()
