@@ -80,6 +80,11 @@ public final class EurekaDoor {
         .description("Eureka clients' fetches of the recent changes").register(meters);
   }
 
+  /** A request refused before it reached the door (a token not valid), answered as the door answers. */
+  public static Publisher<Void> refuse(HttpServerResponse response, RuntimeException refusal) {
+    return Reply.refused(refusal).send(response, false);
+  }
+
   /** Whether a request's URI (its path, and any query) is the door's. */
   public static boolean serves(String uri) {
     return uri.startsWith("/eureka") && (uri.length() == 7 || uri.charAt(7) == '/' || uri.charAt(7) == '?');
@@ -120,14 +125,11 @@ public final class EurekaDoor {
   private Mono<Reply> route(HttpMethod method, List<String> path, Call call) {
     int n = path.size();
     String first = n == 0 ? "" : path.get(0);
-    // A whole-registry document may take tens of milliseconds to render after a change (11,000
-    // instances: 40-50 ms, mostly gzip): rendered on the CPU-bound workers, not on the event loop
-    // that serves other callers' renewals. A document already rendered is looked up there as well.
     if (first.equals("apps") && n == 1) {
-      return only(method, HttpMethod.GET, () -> full(call)).subscribeOn(renderer);
+      return only(method, HttpMethod.GET, () -> full(call));
     }
     if (first.equals("apps") && n == 2 && path.get(1).equals("delta")) {
-      return only(method, HttpMethod.GET, () -> delta(call)).subscribeOn(renderer);
+      return only(method, HttpMethod.GET, () -> delta(call));
     }
     if (first.equals("apps") && n == 2) {
       String app = path.get(1);
@@ -380,7 +382,13 @@ public final class EurekaDoor {
 
   // ---- framing ----
 
-  private static Mono<Reply> only(HttpMethod method, HttpMethod allowed, java.util.function.Supplier<Reply> read,
+  /**
+   * A read, when the method is {@code allowed} (otherwise 405 naming it and {@code others}). Reads
+   * look through the catalog and render documents: a whole-registry one takes tens of milliseconds
+   * after a change (11,000 instances: 40-50 ms, mostly gzip), so they run on the CPU-bound
+   * workers, not on the event loop that serves other callers' renewals.
+   */
+  private Mono<Reply> only(HttpMethod method, HttpMethod allowed, java.util.function.Supplier<Reply> read,
       HttpMethod... others) {
     if (!method.equals(allowed)) {
       List<String> all = new ArrayList<>();
@@ -388,7 +396,7 @@ public final class EurekaDoor {
       Arrays.stream(others).map(HttpMethod::name).forEach(all::add);
       throw notAllowed(method, String.join(", ", all));
     }
-    return Mono.fromSupplier(read);
+    return Mono.fromSupplier(read).subscribeOn(renderer);
   }
 
   private static EurekaRefusal notAllowed(HttpMethod method, String allowed) {

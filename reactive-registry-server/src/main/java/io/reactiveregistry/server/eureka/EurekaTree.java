@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,6 +28,8 @@ final class EurekaTree {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final XMLInputFactory XML_IN = XMLInputFactory.newFactory();
   private static final XMLOutputFactory XML_OUT = XMLOutputFactory.newFactory();
+  private static final byte[] XML_DECLARATION = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+      .getBytes(StandardCharsets.UTF_8);
 
   static {
     // No DTDs and no external entities: a body is data, never a reference to a file or a URL.
@@ -139,17 +142,11 @@ final class EurekaTree {
     if (format == Format.JSON) {
       return json(Map.of(root, content));
     }
-    ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
-    try {
-      XMLStreamWriter writer = XML_OUT.createXMLStreamWriter(out, "UTF-8");
-      writer.writeStartDocument("UTF-8", "1.0");
-      writeElement(writer, root, content);
-      writer.writeEndDocument();
-      writer.close();
-    } catch (XMLStreamException e) {
-      throw new IllegalStateException("writing XML to memory failed", e);
-    }
-    return out.toByteArray();
+    byte[] element = fragment(root, content, format);
+    byte[] document = new byte[XML_DECLARATION.length + element.length];
+    System.arraycopy(XML_DECLARATION, 0, document, 0, XML_DECLARATION.length);
+    System.arraycopy(element, 0, document, XML_DECLARATION.length, element.length);
+    return document;
   }
 
   /**

@@ -176,7 +176,7 @@ public final class HttpEndpoint {
     try {
       principal = principalOf(request);
     } catch (RuntimeException e) {
-      return refusal(response.header(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"registry\""), e);
+      return EurekaDoor.refuse(response, e); // with Basic in WWW-Authenticate: what Eureka's clients send
     }
     return RequestBodies.read(request, MAX_BODY_BYTES)
         .flatMap(body -> Mono.from(eureka.handle(request, response, principal, body)))

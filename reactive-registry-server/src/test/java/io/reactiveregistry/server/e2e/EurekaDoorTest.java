@@ -246,8 +246,10 @@ class EurekaDoorTest {
     assertThat(send("POST", "/eureka/apps/ORDERS", body, "application/json").statusCode()).isEqualTo(401);
     assertThat(sendAs(basic("eureka", "reader-7a8b9c"), "POST", "/eureka/apps/ORDERS", body).statusCode())
         .isEqualTo(403);
-    assertThat(sendAs(basic("eureka", "wrong-1234567"), "POST", "/eureka/apps/ORDERS", body).statusCode())
-        .isEqualTo(401);
+    HttpResponse<String> wrong = sendAs(basic("eureka", "wrong-1234567"), "POST", "/eureka/apps/ORDERS", body);
+    assertThat(wrong.statusCode()).isEqualTo(401);
+    assertThat(wrong.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(value -> assertThat(value)
+        .startsWith("Basic"));
     assertThat(sendAs(basic("eureka", "eureka-app-5b6c7d"), "POST", "/eureka/apps/ORDERS", body).statusCode())
         .isEqualTo(204);
     assertThat(sendAs("Bearer reader-7a8b9c", "GET", "/eureka/apps", null).body()).contains("orders-1");
