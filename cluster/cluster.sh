@@ -9,8 +9,9 @@
 #   cluster/cluster.sh down         stops every node (data directories stay in cluster/run/)
 #   cluster/cluster.sh clean        stops every node and deletes cluster/run/
 #
-# Ports: n1 RSocket 7070 (WebSocket 7071, HTTP 7080, Raft 7090), n2 7170 (7171, 7180, 7190),
-# n3 7270 (7271, 7280, 7290). Build first: ./mvnw -q -DskipTests package
+# Ports: n1 RSocket 7070 (WebSocket 7071, HTTP 7080, Raft 7090, Nacos 8848 and gRPC 9848), n2 7170 (7171,
+# 7180, 7190, 8948, 9948),
+# n3 7270 (7271, 7280, 7290, 9048, 10048). Build first: ./mvnw -q -DskipTests package
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=reactive-registry-server/target/reactive-registry-server.jar
@@ -32,7 +33,7 @@ start_node() {
   fi
   mkdir -p "$run"
   java -XX:+ExitOnOutOfMemoryError -jar "$jar" --node-id "$node" --members "$members" \
-    --host 127.0.0.1 --ws-port $(( 7071 + shift_by )) --http-port $(( 7080 + shift_by )) \
+    --host 127.0.0.1 --ws-port $(( 7071 + shift_by )) --http-port $(( 7080 + shift_by )) --nacos-port $(( 8848 + shift_by )) \
     --data-dir "$run/$node-data" >> "$run/$node.log" 2>&1 &
   echo $! > "$run/$node.pid"
   echo "$node started (pid $!, log $run/$node.log)"

@@ -22,7 +22,7 @@ start() { # $1: plain or tls
     local shift_by=$(( (i - 1) * 100 ))
     java -XX:+ExitOnOutOfMemoryError -jar reactive-registry-server/target/reactive-registry-server.jar \
       --node-id "n$i" --members "$members" --host 127.0.0.1 --ws-port $(( 7071 + shift_by )) \
-      --http-port $(( 7080 + shift_by )) --data-dir "$work/$1-n$i" "${tls[@]}" > "$work/$1-n$i.log" 2>&1 &
+      --http-port $(( 7080 + shift_by )) --nacos-port -1 --data-dir "$work/$1-n$i" "${tls[@]}" > "$work/$1-n$i.log" 2>&1 &
     pids+=($!)
   done
   for i in 1 2 3; do

@@ -7,6 +7,7 @@ import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.eureka.EurekaDoor;
+import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.process.FatalErrors;
 import io.reactiveregistry.server.process.NettyDefaults;
 import io.reactiveregistry.server.push.ResumeHistory;
@@ -151,6 +152,18 @@ public final class Main implements Callable<Integer> {
   @Option(names = "--eureka-group",
       description = "The group of that namespace the Eureka door serves. Default: ${DEFAULT-VALUE}")
   String eurekaGroup;
+
+  @Option(names = "--nacos-port",
+      description = "The Nacos door's HTTP port: Nacos's Open API (/nacos/v1/ns/..., /nacos/v2/ns/...) and its "
+          + "clients' login. Nacos clients are given this port in their server address; -1 turns the door off. "
+          + "Default: ${DEFAULT-VALUE}")
+  int nacosPort;
+
+  @Option(names = "--nacos-grpc-port",
+      description = "The Nacos door's gRPC port, for Nacos 2.x clients; they expect it at --nacos-port + 1000 "
+          + "(Nacos's clients can be told another offset with -Dnacos.server.grpc.port.offset). "
+          + "Default: ${DEFAULT-VALUE}")
+  int nacosGrpcPort;
 
   @Option(names = "--max-durable-metadata-bytes",
       description = "UTF-8 bytes of metadata kept durably (persistent instances', service definitions'). "
@@ -379,6 +392,15 @@ public final class Main implements Callable<Integer> {
     }
   }
 
+  /** The gRPC port follows the HTTP one (Nacos's + 1000) unless it is given itself. */
+  private NacosDoor.Settings nacosSettings() {
+    if (nacosPort == -1) {
+      return NacosDoor.Settings.OFF;
+    }
+    boolean grpcGiven = nacosGrpcPort != NacosDoor.Settings.DEFAULTS.grpcPort();
+    return grpcGiven ? new NacosDoor.Settings(nacosPort, nacosGrpcPort) : NacosDoor.Settings.on(nacosPort);
+  }
+
   private ServerConfig configFromOptions() {
     ClusterConfig cluster = ClusterConfig.parse(nodeId, members);
     if (cluster.clustered()) {
@@ -429,6 +451,7 @@ public final class Main implements Callable<Integer> {
         .withCoalesceWindow(Duration.ofMillis(coalesceWindowMs))
         .withEureka(new EurekaDoor.Settings(Names.require("--eureka-namespace", eurekaNamespace),
             Names.require("--eureka-group", eurekaGroup)))
+        .withNacos(nacosSettings())
         .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
             Duration.ofMillis(failedAuthenticationWindowMs), TlsFiles.of(tlsCertFile, tlsKeyFile, tlsClientCaFile))
             .withPeerTokenFile(peerTokenFile));

@@ -17,6 +17,7 @@ import io.reactiveregistry.server.http.HttpEndpoint;
 import io.reactiveregistry.server.lifecycle.HealthChecker;
 import io.reactiveregistry.server.lifecycle.LifecycleTicker;
 import io.reactiveregistry.server.metrics.ServerMeters;
+import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.push.Pacing;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.push.ResumeHistory;
@@ -51,6 +52,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -86,11 +88,14 @@ public final class RegistryServer implements Disposable {
   private Mono<Void> stopping;
   /** A Raft log on disk, or nothing with {@code --in-memory}; there either way. */
   private final Storage storage;
+  /** Nacos's clients' door; null when it is off. */
+  private final @Nullable NacosDoor nacos;
 
   private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp,
       DisposableServer webSocket, DisposableServer http, Disposable ticker, PrometheusMeterRegistry meters,
-      AtomicBoolean ready, Storage storage) {
+      AtomicBoolean ready, Storage storage, @Nullable NacosDoor nacos) {
     this.storage = storage;
+    this.nacos = nacos;
     this.runtime = runtime;
     this.endpoint = endpoint;
     this.tcp = tcp;
@@ -215,9 +220,14 @@ public final class RegistryServer implements Disposable {
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
       Mono<Void> revisionsReserved = !config.storage().durable() ? Mono.empty()
           : Mono.fromFuture(runtime.reserveRevisions()).publishOn(Schedulers.boundedElastic());
+      // The Nacos door binds with gRPC's own (blocking) call, so on a thread that may block.
+      Mono<Optional<NacosDoor>> nacosDoor = Mono.fromCallable(() -> Optional.ofNullable(NacosDoor.open(config.nacos(),
+              config.host(), layer, access, protectedMode, config.security().tls(), config.limits().maxPayloadBytes(),
+              clock)))
+          .subscribeOn(Schedulers.boundedElastic());
       return revisionsReserved.then(Mono.zip(endpoint.bindTcp(config.host(), config.tcpPort()),
               endpoint.bindWebSocket(config.host(), config.webSocketPort()),
-              httpEndpoint.bind(config.host(), config.httpPort()))
+              httpEndpoint.bind(config.host(), config.httpPort()), nacosDoor)
           .map(ports -> {
             ServerConfig.HealthChecks checks = config.healthChecks();
             Disposable ticker = Disposables.composite(
@@ -232,7 +242,7 @@ public final class RegistryServer implements Disposable {
                     .start(Schedulers.parallel()));
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
-                ready, storage);
+                ready, storage, ports.getT4().orElse(null));
           }));
     });
   }
@@ -251,6 +261,11 @@ public final class RegistryServer implements Disposable {
 
   public int httpPort() {
     return http.port();
+  }
+
+  /** The Nacos door's gRPC port; -1 when the door is off. */
+  public int nacosGrpcPort() {
+    return nacos == null ? -1 : nacos.grpcPort();
   }
 
   /** The runtime, for embedding and tests that look at state directly. */
@@ -325,7 +340,12 @@ public final class RegistryServer implements Disposable {
       ticker.dispose();
       endpoint.stopAccepting();
       runtime.completeSubscriptions();
+      // Nacos's clients are told to move at once (their client then connects elsewhere and redoes
+      // what it had); the rest closes as the other ports do.
+      Mono<Void> nacosStopped = nacos == null ? Mono.empty()
+          : Mono.<Void>fromRunnable(() -> nacos.stop(IN_FLIGHT_GRACE)).subscribeOn(Schedulers.boundedElastic());
       return Mono.delay(IN_FLIGHT_GRACE)
+          .then(nacosStopped)
           .then(endpoint.closeConnectionsGracefully("the server is shutting down", IN_FLIGHT_GRACE))
           .then(Mono.fromRunnable(() -> {
             tcp.dispose();

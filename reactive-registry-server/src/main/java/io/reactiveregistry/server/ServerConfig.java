@@ -5,6 +5,7 @@ import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.core.RegistryConfig;
 import io.reactiveregistry.server.eureka.EurekaDoor;
+import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.security.SecurityConfig;
@@ -37,12 +38,14 @@ import org.jspecify.annotations.Nullable;
  * @param resumeHistory how much of each subscribed service's recent changes is kept for subscribers that resume
  * @param coalesceWindow the least time between two frames to a subscriber that asked to coalesce; zero: none
  * @param eureka where the Eureka door's applications live (a namespace and a group)
+ * @param nacos the Nacos door's ports (HTTP Open API and gRPC), or off
  */
 public record ServerConfig(
     String host, int tcpPort, int webSocketPort, int httpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
     HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle, HealthChecks healthChecks,
     StorageConfig storage, Quotas quotas, int expiryBudget, SecurityConfig security, Replication.Settings replication,
-    ResumeHistory.Limits resumeHistory, Duration coalesceWindow, EurekaDoor.Settings eureka) {
+    ResumeHistory.Limits resumeHistory, Duration coalesceWindow, EurekaDoor.Settings eureka,
+    NacosDoor.Settings nacos) {
 
   public ServerConfig {
     for (int port : new int[] {tcpPort, webSocketPort, httpPort}) {
@@ -88,102 +91,108 @@ public record ServerConfig(
       HealthChecks.DEFAULTS, StorageConfig.DEFAULTS, Quotas.DEFAULTS,
       RegistryConfig.DEFAULTS.expiryBudget(), SecurityConfig.DEFAULTS, Replication.Settings.DEFAULTS,
       ResumeHistory.Limits.DEFAULTS,
-      Duration.ofMillis(50), EurekaDoor.Settings.DEFAULTS);
+      Duration.ofMillis(50), EurekaDoor.Settings.DEFAULTS, NacosDoor.Settings.DEFAULTS);
 
   /** Loopback on free ports, durable state in memory only: what tests and embedded uses want. */
   public static ServerConfig ephemeralLoopback() {
     return DEFAULTS.withHost("127.0.0.1").withTcpPort(0).withWebSocketPort(0).withHttpPort(0)
-        .withStorage(StorageConfig.inMemory());
+        .withStorage(StorageConfig.inMemory()).withNacos(NacosDoor.Settings.OFF);
   }
 
   public ServerConfig withHost(String value) {
-    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withTcpPort(int value) {
-    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withWebSocketPort(int value) {
     return new ServerConfig(host, tcpPort, value, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withHttpPort(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, value, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withMaxInstancesPerConnection(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withMaxPendingEvents(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withHeartbeat(HeartbeatTimings value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withExpiryTick(Duration value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withLifecycle(LifecycleConfig value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withHealthChecks(HealthChecks value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withStorage(StorageConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withQuotas(Quotas value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withExpiryBudget(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value, security, replication, resumeHistory, coalesceWindow, eureka);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withSecurity(SecurityConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, value, replication, resumeHistory, coalesceWindow, eureka);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, value, replication, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withReplication(Replication.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, value, resumeHistory, coalesceWindow, eureka);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, value, resumeHistory, coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withResumeHistory(ResumeHistory.Limits value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, value,
-        coalesceWindow, eureka);
+        coalesceWindow, eureka, nacos);
   }
 
   public ServerConfig withCoalesceWindow(Duration value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
-        resumeHistory, value, eureka);
+        resumeHistory, value, eureka, nacos);
   }
 
   public ServerConfig withEureka(EurekaDoor.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
-        resumeHistory, coalesceWindow, value);
+        resumeHistory, coalesceWindow, value, nacos);
+  }
+
+  public ServerConfig withNacos(NacosDoor.Settings value) {
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
+        resumeHistory, coalesceWindow, eureka, value);
   }
 
   RegistryConfig registryConfig() {

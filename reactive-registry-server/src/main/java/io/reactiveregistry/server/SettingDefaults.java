@@ -47,6 +47,8 @@ final class SettingDefaults {
     put(defaults, "--max-http-instances", config.quotas().maxHttpInstances());
     put(defaults, "--eureka-namespace", config.eureka().namespace());
     put(defaults, "--eureka-group", config.eureka().group());
+    put(defaults, "--nacos-port", config.nacos().httpPort());
+    put(defaults, "--nacos-grpc-port", config.nacos().grpcPort());
     put(defaults, "--max-durable-metadata-bytes", config.quotas().maxDurableMetadataBytes());
     put(defaults, "--max-durable-metadata-bytes-per-namespace",
         config.quotas().maxDurableMetadataBytesPerNamespace());

@@ -102,6 +102,8 @@ class SettingsTableTest {
         integer("--max-http-instances", "54", "55", "56", c -> c.quotas().maxHttpInstances()),
         setting("--eureka-namespace", "eu-1", "eu-2", "eu-3", c -> c.eureka().namespace(), value -> value),
         setting("--eureka-group", "G1", "G2", "G3", c -> c.eureka().group(), value -> value),
+        integer("--nacos-port", "8801", "8802", "8803", c -> c.nacos().httpPort()),
+        integer("--nacos-grpc-port", "9801", "9802", "9803", c -> c.nacos().grpcPort()),
         setting("--max-durable-metadata-bytes", "61", "62", "63", c -> c.quotas().maxDurableMetadataBytes(),
             Long::valueOf),
         setting("--max-durable-metadata-bytes-per-namespace", "71", "72", "73",

@@ -254,7 +254,7 @@ public final class ClientBenchmarks implements Callable<Integer> {
     @Override
     public void start() throws Exception {
       process = new ProcessBuilder("java", "-XX:+ExitOnOutOfMemoryError", "-jar", jar, "--port", String.valueOf(port),
-          "--ws-port", "0", "--http-port", "0", "--raft-port", String.valueOf(port + 1), "--data-dir",
+          "--ws-port", "0", "--http-port", "0", "--nacos-port", "-1", "--raft-port", String.valueOf(port + 1), "--data-dir",
           dataDir.toString())
           .redirectErrorStream(true).redirectOutput(dataDir.resolve("server.log").toFile()).start();
       waitUntil(this::listening, Duration.ofMinutes(1));

@@ -70,6 +70,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The one way in: every door (RSocket over TCP and WebSocket, HTTP's {@code POST /api/v1/<route>},
@@ -113,6 +114,7 @@ public final class RequestLayer {
   /** The same for Eureka's clients: their instances live by their renewals, and the trail names the door. */
   private final Session eureka = new Session(Owner.shared(-2, "eureka"));
   private final CatalogReads catalogs;
+  private final ViewFeeds feeds;
 
   /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
   public RequestLayer(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
@@ -127,6 +129,7 @@ public final class RequestLayer {
     this.identity = identity;
     this.clock = clock;
     this.catalogs = new CatalogReads(runtime, clock, RECENT_CHANGES_MILLIS, MAX_RECENT_CHANGES);
+    this.feeds = new ViewFeeds(runtime, Schedulers.parallel());
     json.prepare(Registration.class, RegisterResult.class, InstanceRef.class, DeregisterResult.class,
         BatchRegistration.class, BatchResult.class, Heartbeat.class, Query.class, ServiceListQuery.class,
         ServiceList.class, ServiceDefinition.class, ServiceDetail.class, ServiceRef.class, InstanceOverride.class,
@@ -216,6 +219,38 @@ public final class RequestLayer {
     return Mono.fromFuture(outcome, true)
         .map(done -> counted(route, start, Answer.of(done)))
         .onErrorResume(error -> Mono.just(counted(route, start, Answer.refusal(error))));
+  }
+
+  /** {@code service.list}'s page, typed, for a door that renders it its own way; refused by throwing. */
+  public ServiceList serviceList(@Nullable Principal principal, ServiceListQuery query) {
+    long start = System.nanoTime();
+    try {
+      ServiceList list = services(principal, query);
+      meters.request(Route.SERVICE_LIST, start, null);
+      return list;
+    } catch (RuntimeException e) {
+      meters.request(Route.SERVICE_LIST, start, ErrorTable.of(e).code());
+      throw e;
+    }
+  }
+
+  /**
+   * A service's view as it is now, typed ({@code service.query}'s permission and filters); a
+   * service that does not exist is an empty view, as Nacos answers it. Refused by throwing.
+   */
+  public ServiceSnapshot snapshot(@Nullable Principal principal, Query query) {
+    long start = System.nanoTime();
+    try {
+      ServiceKey key = service(query.namespace(), query.group(), query.service());
+      permissions.check(principal, Route.SERVICE_QUERY, key.namespace());
+      ViewFilter filter = ViewFilter.of(query.clusters(), query.healthyOnly());
+      ServiceSnapshot snapshot = runtime.read(registry -> WireViews.snapshot(registry.view(key, filter)));
+      meters.request(Route.SERVICE_QUERY, start, null);
+      return snapshot;
+    } catch (RuntimeException e) {
+      meters.request(Route.SERVICE_QUERY, start, ErrorTable.of(e).code());
+      throw e;
+    }
   }
 
   /** {@code service.list} from a typed query (HTTP's {@code GET /api/v1/services}). */
@@ -440,6 +475,25 @@ public final class RequestLayer {
       return runtime.subscribe(key, ViewFilter.of(query.clusters(), query.healthyOnly()), resume(query), eventLoop,
           Boolean.TRUE.equals(query.coalesce()));
     });
+  }
+
+  /**
+   * {@code service.subscribe} as whole snapshots: the view now, then the view again after each
+   * change (changes close together may come as one), for doors whose clients expect full lists
+   * (Nacos's). Subscribers of the same view share one feed. Refused by throwing.
+   */
+  public Flux<ServiceSnapshot> views(@Nullable Principal principal, Query query) {
+    long start = System.nanoTime();
+    try {
+      ServiceKey key = service(query.namespace(), query.group(), query.service());
+      permissions.check(principal, Route.SERVICE_SUBSCRIBE, key.namespace());
+      Flux<ServiceSnapshot> feed = feeds.feed(key, ViewFilter.of(query.clusters(), query.healthyOnly()));
+      meters.request(Route.SERVICE_SUBSCRIBE, start, null);
+      return feed;
+    } catch (RuntimeException | Error e) {
+      meters.request(Route.SERVICE_SUBSCRIBE, start, ErrorTable.of(e).code());
+      throw e;
+    }
   }
 
   /** {@code admin.trace} from a typed query: admin on its namespace, or on every one when it names none. */

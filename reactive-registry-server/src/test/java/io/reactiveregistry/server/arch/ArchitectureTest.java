@@ -80,7 +80,8 @@ class ArchitectureTest {
   @ArchTest
   static final ArchRule edgesKnowNoStorage = noClasses()
       .that().resideInAnyPackage("io.reactiveregistry.server.transport..", "io.reactiveregistry.server.http..",
-          "io.reactiveregistry.server.eureka..", "io.reactiveregistry.server.wire..", "io.reactiveregistry.server.errors..")
+          "io.reactiveregistry.server.eureka..", "io.reactiveregistry.server.nacos..", "io.reactiveregistry.server.wire..",
+          "io.reactiveregistry.server.errors..")
       .should().dependOnClassesThat().resideInAPackage("io.reactiveregistry.server.storage..")
       .because("the runtime turns storage's failures into the core's; the edges answer from one error table");
 
@@ -109,7 +110,7 @@ class ArchitectureTest {
           + "the Registry");
 
   static final String[] DOORS = {"io.reactiveregistry.server.transport..", "io.reactiveregistry.server.http..",
-      "io.reactiveregistry.server.eureka.."};
+      "io.reactiveregistry.server.eureka..", "io.reactiveregistry.server.nacos.."};
 
   @ArchTest
   static final ArchRule doorsGoThroughTheRequestLayer = noClasses()

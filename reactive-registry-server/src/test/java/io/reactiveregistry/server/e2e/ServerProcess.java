@@ -87,7 +87,7 @@ final class ServerProcess implements AutoCloseable {
         "-XX:TieredStopAtLevel=1",
         "-XX:+AllowRedefinitionToAddDeleteMethods",
         "-cp", System.getProperty("java.class.path"), BlockHoundMain.class.getName(),
-        "--host", host, "--ws-port", "0", "--http-port", "0",
+        "--host", host, "--ws-port", "0", "--http-port", "0", "--nacos-port", "-1",
         "--data-dir", dataDir.toString()));
     command.addAll(extraArgs);
     return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -73,7 +73,7 @@ public final class EurekaSideBySide {
     command.addAll(List.of("-cp", System.getProperty("java.class.path")));
     if (ours) {
       command.addAll(List.of(Main.class.getName(), "--in-memory", "--host", "127.0.0.1", "--port",
-          Integer.toString(tcp), "--ws-port", "0", "--http-port", Integer.toString(port),
+          Integer.toString(tcp), "--ws-port", "0", "--http-port", Integer.toString(port), "--nacos-port", "-1",
           "--self-preservation", "false"));
     } else {
       command.addAll(List.of(EurekaServerMain.class.getName(), "--server.port=" + port, "--server.address=127.0.0.1",

@@ -131,7 +131,7 @@ class EurekaClusterFailoverTest {
     List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx384m",
         "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
         "--host", "127.0.0.1", "--node-id", id, "--members", members, "--ws-port", "0",
-        "--http-port", Integer.toString(httpPort), "--data-dir", dir.resolve(id).toString(),
+        "--http-port", Integer.toString(httpPort), "--nacos-port", "-1", "--data-dir", dir.resolve(id).toString(),
         "--replication-grace-ms", "20000");
     Files.createDirectories(dir.resolve(id));
     return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -1,0 +1,170 @@
+package io.reactiveregistry.server.nacos;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.reactiveregistry.server.request.Session;
+import io.reactiveregistry.server.security.Principal;
+import java.net.SocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+
+/**
+ * One Nacos client's gRPC connection (one HTTP/2 connection): its session once the client has set
+ * it up on its stream, the stream the server's requests go out on, and the services it subscribed
+ * to. A connection is registered by its {@code ConnectionSetupRequest}; until then its requests are
+ * answered as Nacos answers them, "unregistered", and the client sets up again. Its ephemeral
+ * instances are released when the connection closes.
+ *
+ * <p>The stream is written by one thread at a time; pushes that find it not ready (the client is
+ * slow to read) wait, the newest per service only, and go when it is ready again.
+ */
+final class NacosConnection {
+  final String id;
+  final SocketAddress remote;
+  /** Protected mode's refusal of the remote address; null when it is served. */
+  final @Nullable String refusal;
+  final long openedAt;
+  private volatile @Nullable Session session;
+  private volatile @Nullable String client;
+  private @Nullable ServerCallStreamObserver<Payload> stream;
+  private final Map<String, Payload> waiting = new LinkedHashMap<>();
+  private final Map<String, Disposable> subscriptions = new ConcurrentHashMap<>();
+  private final AtomicLong serverRequestIds = new AtomicLong();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile @Nullable CachedPrincipal principal;
+  private final AtomicLong keptAliveAt = new AtomicLong(Long.MIN_VALUE / 2);
+
+  /** A token's principal, kept for a short while: a token refused later stops working within it. */
+  record CachedPrincipal(String token, @Nullable Principal principal, long until) {}
+
+  NacosConnection(String id, SocketAddress remote, @Nullable String refusal, long openedAt) {
+    this.id = id;
+    this.remote = remote;
+    this.refusal = refusal;
+    this.openedAt = openedAt;
+  }
+
+  /** Null until the connection is set up, and once it is closed: its requests are then "unregistered". */
+  @Nullable Session session() {
+    return closed.get() ? null : session;
+  }
+
+  /** The session it had, closed or not: what to release. */
+  @Nullable Session opened() {
+    return session;
+  }
+
+  @Nullable String client() {
+    return client;
+  }
+
+  /** Registers the connection: its session, and the stream the server's requests go out on. */
+  synchronized boolean setUp(Session opened, String clientName, ServerCallStreamObserver<Payload> requests) {
+    if (session != null || closed.get()) {
+      return false;
+    }
+    this.client = clientName;
+    this.stream = requests;
+    this.session = opened;
+    return true;
+  }
+
+  /** Whether its instances are due to be refreshed now (at most once per {@code everyMillis}); claims it. */
+  boolean keepAliveDue(long now, long everyMillis) {
+    long last = keptAliveAt.get();
+    return now - last >= everyMillis && keptAliveAt.compareAndSet(last, now);
+  }
+
+  /** A request of the server's (a push, an ability table, a reset), its id the connection's next. */
+  String nextRequestId() {
+    return Long.toString(serverRequestIds.incrementAndGet());
+  }
+
+  /** Sends at once when the stream is ready; else keeps it as the newest for {@code key}. */
+  synchronized void send(String key, Payload payload) {
+    ServerCallStreamObserver<Payload> out = stream;
+    if (out == null || closed.get() || out.isCancelled()) {
+      return;
+    }
+    if (!waiting.isEmpty() || !out.isReady()) {
+      waiting.remove(key); // the newest goes last, after what was waiting before it
+      waiting.put(key, payload);
+      return;
+    }
+    out.onNext(payload);
+  }
+
+  /** The stream can take more: what waited goes, oldest first, while it can. */
+  synchronized void ready() {
+    ServerCallStreamObserver<Payload> out = stream;
+    if (out == null || closed.get()) {
+      return;
+    }
+    var pending = waiting.entrySet().iterator();
+    while (pending.hasNext() && out.isReady()) {
+      out.onNext(pending.next().getValue());
+      pending.remove();
+    }
+  }
+
+  /** Replaces the subscription kept under {@code key} (a client that subscribes again). */
+  void subscribed(String key, Disposable subscription) {
+    Disposable before = subscriptions.put(key, subscription);
+    if (before != null) {
+      before.dispose();
+    }
+    if (closed.get()) {
+      subscription.dispose(); // closed meanwhile: close() may have missed it
+    }
+  }
+
+  void unsubscribed(String key) {
+    Disposable subscription = subscriptions.remove(key);
+    if (subscription != null) {
+      subscription.dispose();
+    }
+  }
+
+  int subscriptions() {
+    return subscriptions.size();
+  }
+
+  @Nullable CachedPrincipal cachedPrincipal() {
+    return principal;
+  }
+
+  void cache(CachedPrincipal value) {
+    this.principal = value;
+  }
+
+  @Nullable Principal lastPrincipal() {
+    CachedPrincipal cached = principal;
+    return cached == null ? null : cached.principal();
+  }
+
+  /** Closes it once: its subscriptions end; whether this call did it. */
+  boolean close() {
+    if (!closed.compareAndSet(false, true)) {
+      return false;
+    }
+    subscriptions.values().forEach(Disposable::dispose);
+    subscriptions.clear();
+    synchronized (this) {
+      waiting.clear();
+    }
+    return true;
+  }
+
+  boolean isClosed() {
+    return closed.get();
+  }
+
+  @Override
+  public String toString() {
+    return "nacos connection " + id + (client == null ? "" : " (" + client + ")");
+  }
+}

@@ -1,0 +1,79 @@
+package io.reactiveregistry.server.nacos;
+
+import io.reactiveregistry.server.request.RequestLayer;
+import io.reactiveregistry.server.security.Access;
+import io.reactiveregistry.server.security.ProtectedMode;
+import io.reactiveregistry.server.tls.TlsFiles;
+import java.time.Duration;
+import java.time.InstantSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The door for Nacos 2.x clients: Nacos's gRPC protocol on its own port (what {@code nacos-client}
+ * uses: its server address's port + 1000) and Nacos's HTTP Open API on another (its server
+ * address's port), both onto the request layer. An application moves here by pointing its
+ * {@code serverAddr} at this server's Nacos HTTP port.
+ */
+public final class NacosDoor {
+  /**
+   * Where the door listens.
+   *
+   * @param httpPort Nacos's HTTP port (8848 by default; 0 picks a free one); -1: the door is off
+   * @param grpcPort Nacos's gRPC port; Nacos's clients expect the HTTP port + 1000 (9848)
+   */
+  public record Settings(int httpPort, int grpcPort) {
+    public static final Settings DEFAULTS = new Settings(8848, 9848);
+    public static final Settings OFF = new Settings(-1, -1);
+
+    public Settings {
+      if (httpPort < -1 || httpPort > 65_535 || grpcPort < -1 || grpcPort > 65_535) {
+        throw new IllegalArgumentException("the Nacos ports are from 0 (any free one) to 65535, or -1 (off): "
+            + httpPort + ", " + grpcPort);
+      }
+      if ((httpPort == -1) != (grpcPort == -1)) {
+        throw new IllegalArgumentException("the Nacos door is on with both its ports or off with neither: "
+            + httpPort + ", " + grpcPort);
+      }
+    }
+
+    /** The door on these ports; the gRPC one is Nacos's, the HTTP one + 1000, unless given. */
+    public static Settings on(int httpPort) {
+      return new Settings(httpPort, httpPort == 0 ? 0 : httpPort + 1000);
+    }
+
+    public boolean enabled() {
+      return httpPort >= 0;
+    }
+  }
+
+  private final NacosGrpcServer grpc;
+
+  private NacosDoor(NacosGrpcServer grpc) {
+    this.grpc = grpc;
+  }
+
+  /** Opens the door's ports; blocking (it binds): call it off the event loops. Null when it is off. */
+  public static @Nullable NacosDoor open(Settings settings, String host, RequestLayer layer, Access access,
+      ProtectedMode protectedMode, @Nullable TlsFiles tls, int maxMessageBytes, InstantSource clock) {
+    if (!settings.enabled()) {
+      return null;
+    }
+    NacosRequests requests = new NacosRequests(layer, access, clock);
+    NacosGrpcServer grpc = new NacosGrpcServer(requests, host, settings.grpcPort(), maxMessageBytes, tls,
+        protectedMode, clock).start();
+    return new NacosDoor(grpc);
+  }
+
+  public int grpcPort() {
+    return grpc.port();
+  }
+
+  public int openConnections() {
+    return grpc.openConnections();
+  }
+
+  /** Tells its clients to move, closes its ports and, after {@code grace}, its connections. Blocking. */
+  public void stop(Duration grace) {
+    grpc.stop(grace);
+  }
+}

@@ -1,0 +1,220 @@
+package io.reactiveregistry.server.nacos;
+
+import io.grpc.Attributes;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerCredentials;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.ServerTransportFilter;
+import io.grpc.TlsServerCredentials;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import io.reactiveregistry.server.security.ProtectedMode;
+import io.reactiveregistry.server.tls.TlsFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Nacos 2.x's gRPC port: its two services, as its {@code nacos_grpc_service.proto} declares them
+ * (no package): {@code Request/request}, unary, and {@code BiRequestStream/requestBiStream}, both
+ * carrying {@link Payload}s. A connection is one HTTP/2 connection, tracked from the transport's
+ * start to its end; the calls made on it find it in their context.
+ *
+ * <p>Calls run on gRPC's Netty event loops (direct executor): what they do is the request layer's
+ * non-blocking work. Dead peers are found by HTTP/2 pings: a connection that does not answer one
+ * within {@link #PING_TIMEOUT} of {@link #PING_INTERVAL} of silence is closed, and what it owned is
+ * released.
+ */
+final class NacosGrpcServer {
+  private static final Logger log = LoggerFactory.getLogger(NacosGrpcServer.class);
+  static final Duration PING_INTERVAL = Duration.ofSeconds(10);
+  static final Duration PING_TIMEOUT = Duration.ofSeconds(5);
+  private static final Attributes.Key<NacosConnection> CONNECTION = Attributes.Key.create("nacos-connection");
+  private static final Context.Key<NacosConnection> CALLER = Context.key("nacos-connection");
+
+  private static final MethodDescriptor<Payload, Payload> REQUEST = MethodDescriptor.<Payload, Payload>newBuilder()
+      .setType(MethodDescriptor.MethodType.UNARY)
+      .setFullMethodName(MethodDescriptor.generateFullMethodName("Request", "request"))
+      .setRequestMarshaller(Payload.MARSHALLER)
+      .setResponseMarshaller(Payload.MARSHALLER)
+      .build();
+  private static final MethodDescriptor<Payload, Payload> BI_STREAM = MethodDescriptor.<Payload, Payload>newBuilder()
+      .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+      .setFullMethodName(MethodDescriptor.generateFullMethodName("BiRequestStream", "requestBiStream"))
+      .setRequestMarshaller(Payload.MARSHALLER)
+      .setResponseMarshaller(Payload.MARSHALLER)
+      .build();
+
+  private final NacosRequests requests;
+  private final Set<NacosConnection> connections = ConcurrentHashMap.newKeySet();
+  private final Server server;
+
+  NacosGrpcServer(NacosRequests requests, String host, int port, int maxMessageBytes, @Nullable TlsFiles tls,
+      ProtectedMode protectedMode, InstantSource clock) {
+    this.requests = requests;
+    ServerServiceDefinition request = ServerServiceDefinition.builder("Request")
+        .addMethod(REQUEST, ServerCalls.asyncUnaryCall(this::request))
+        .build();
+    ServerServiceDefinition biStream = ServerServiceDefinition.builder("BiRequestStream")
+        .addMethod(BI_STREAM, ServerCalls.asyncBidiStreamingCall(this::stream))
+        .build();
+    ServerInterceptor caller = new ServerInterceptor() {
+      @Override
+      public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
+          ServerCallHandler<Q, A> next) {
+        NacosConnection connection = call.getAttributes().get(CONNECTION);
+        return Contexts.interceptCall(Context.current().withValue(CALLER, connection), call, headers, next);
+      }
+    };
+    this.server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port), credentials(tls))
+        .directExecutor()
+        .maxInboundMessageSize(maxMessageBytes)
+        .keepAliveTime(PING_INTERVAL.toMillis(), TimeUnit.MILLISECONDS)
+        .keepAliveTimeout(PING_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+        // Nacos's clients ping every few minutes, and more often when told; let them.
+        .permitKeepAliveTime(1, TimeUnit.SECONDS)
+        .permitKeepAliveWithoutCalls(true)
+        .addTransportFilter(new ServerTransportFilter() {
+          @Override
+          public Attributes transportReady(Attributes attributes) {
+            SocketAddress remote = attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+            long now = clock.millis();
+            String refusal = protectedMode.refusal(remote);
+            NacosConnection connection = new NacosConnection(now + "_" + address(remote), remote, refusal, now);
+            connections.add(connection);
+            return attributes.toBuilder().set(CONNECTION, connection).build();
+          }
+
+          @Override
+          public void transportTerminated(Attributes attributes) {
+            NacosConnection connection = attributes.get(CONNECTION);
+            if (connection != null) {
+              connections.remove(connection);
+              requests.closed(connection);
+            }
+          }
+        })
+        .addService(ServerInterceptors.intercept(request, caller))
+        .addService(ServerInterceptors.intercept(biStream, caller))
+        .build();
+  }
+
+  /** Binds the port; blocking: call it off the event loops. */
+  NacosGrpcServer start() {
+    try {
+      server.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("the Nacos gRPC port could not be opened: " + e.getMessage(), e);
+    }
+    return this;
+  }
+
+  int port() {
+    return server.getPort();
+  }
+
+  int openConnections() {
+    return connections.size();
+  }
+
+  /**
+   * Stops: each set-up client is told to connect elsewhere ({@code ConnectResetRequest}, which its
+   * client answers by moving to another server of its list), the port closes, and connections still
+   * open after {@code grace} are closed. Blocking: call it off the event loops.
+   */
+  void stop(Duration grace) {
+    for (NacosConnection connection : connections) {
+      connection.send("reset", NacosJson.serverRequest("ConnectResetRequest", connection.nextRequestId(),
+          Map.of("module", "internal")));
+    }
+    server.shutdown();
+    try {
+      if (!server.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+        server.shutdownNow();
+        server.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      server.shutdownNow();
+    }
+    log.info("the Nacos gRPC port closed");
+  }
+
+  private void request(Payload request, StreamObserver<Payload> answer) {
+    NacosConnection connection = CALLER.get();
+    requests.request(connection, request).subscribe(done -> {
+      answer.onNext(done);
+      answer.onCompleted();
+    }, error -> answer.onError(error));
+  }
+
+  private StreamObserver<Payload> stream(StreamObserver<Payload> toClient) {
+    NacosConnection connection = CALLER.get();
+    ServerCallStreamObserver<Payload> out = (ServerCallStreamObserver<Payload>) toClient;
+    out.setOnReadyHandler(connection::ready);
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(Payload payload) {
+        requests.streamed(connection, payload, out);
+      }
+
+      @Override
+      public void onError(Throwable error) {
+        requests.closed(connection); // the client is gone, or its stream is: it connects again
+      }
+
+      @Override
+      public void onCompleted() {
+        requests.closed(connection);
+        if (!out.isCancelled()) {
+          out.onCompleted();
+        }
+      }
+    };
+  }
+
+  private static ServerCredentials credentials(@Nullable TlsFiles tls) {
+    if (tls == null) {
+      return InsecureServerCredentials.create();
+    }
+    try {
+      TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder()
+          .keyManager(tls.certificate().toFile(), tls.key().toFile());
+      if (tls.clientCa() != null) {
+        builder.trustManager(tls.clientCa().toFile()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+      }
+      return builder.build();
+    } catch (IOException e) {
+      throw new UncheckedIOException("the TLS files could not be read for the Nacos gRPC port: " + e.getMessage(), e);
+    }
+  }
+
+  private static String address(@Nullable SocketAddress remote) {
+    if (remote instanceof InetSocketAddress inet) {
+      return inet.getAddress().getHostAddress() + "_" + inet.getPort();
+    }
+    return String.valueOf(remote);
+  }
+}

@@ -1,0 +1,341 @@
+package io.reactiveregistry.server.nacos;
+
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.netty.buffer.Unpooled;
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.ServiceList;
+import io.reactiveregistry.protocol.message.ServiceListQuery;
+import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.ServiceSummary;
+import io.reactiveregistry.server.errors.EdgeRefusal;
+import io.reactiveregistry.server.request.Answer;
+import io.reactiveregistry.server.request.Connections;
+import io.reactiveregistry.server.request.RequestLayer;
+import io.reactiveregistry.server.request.Session;
+import io.reactiveregistry.server.security.Access;
+import io.reactiveregistry.server.security.Credential;
+import io.reactiveregistry.server.security.Principal;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * What a Nacos 2.x naming client asks over gRPC, translated onto the request layer: the unary
+ * {@code Request.request} calls (by their payload's type) and, on the {@code requestBiStream}
+ * stream, the connection's setup and the client's answers to the server's pushes. Every refusal is
+ * Nacos's {@code ErrorResponse} with the registry's message; nothing here closes a connection.
+ */
+final class NacosRequests {
+  private static final Logger log = LoggerFactory.getLogger(NacosRequests.class);
+  private static final JsonCodec json = JsonCodec.json();
+  /** How long a token's principal is kept by a connection: a revoked token stops working within it. */
+  private static final long PRINCIPAL_CACHE_MILLIS = 10_000;
+  /** What this server tells a client it can do: persistent instances over gRPC too. */
+  private static final Map<String, Boolean> ABILITIES = Map.of("supportPersistentInstanceByGrpc", true);
+  private static final long KEEP_ALIVE_EVERY_MILLIS = 1_000;
+  private static final byte[] ALL_MINE = "{}".getBytes(StandardCharsets.US_ASCII);
+  private static final Set<String> SERVED = Set.of("ServerCheckRequest", "HealthCheckRequest", "InstanceRequest",
+      "BatchInstanceRequest", "PersistentInstanceRequest", "ServiceQueryRequest", "SubscribeServiceRequest",
+      "ServiceListRequest");
+
+  private final RequestLayer layer;
+  private final Access access;
+  private final InstantSource clock;
+  /** The newest rendering of each view pushed: subscribers of a view share it. */
+  private final ConcurrentMap<String, Rendering> renderings = new ConcurrentHashMap<>();
+
+  private record Rendering(ServiceSnapshot snapshot, byte[] json) {}
+
+  NacosRequests(RequestLayer layer, Access access, InstantSource clock) {
+    this.layer = layer;
+    this.access = access;
+    this.clock = clock;
+  }
+
+  // ---- Request.request: one call, one answer ----
+
+  Mono<Payload> request(NacosConnection connection, Payload request) {
+    String type = request.type();
+    if (connection.refusal != null) {
+      return Mono.just(NacosJson.error(NacosJson.NO_RIGHT, connection.refusal));
+    }
+    if ("ServerCheckRequest".equals(type)) {
+      return Mono.just(NacosJson.ok("ServerCheckResponse", null,
+          Map.of("connectionId", connection.id, "supportAbilityNegotiation", true)));
+    }
+    if (!SERVED.contains(type)) {
+      return Mono.just(NacosJson.error(NacosJson.NO_HANDLER, "no handler for request type '" + type
+          + "': this server's Nacos door serves " + String.join(", ", new TreeSet<>(SERVED))));
+    }
+    Session session = connection.session();
+    if (session == null) { // Nacos's words: its client connects again and sets the connection up first
+      return Mono.just(NacosJson.error(NacosJson.UN_REGISTER, "Connection is unregistered."));
+    }
+    NacosMessage body;
+    try {
+      body = NacosJson.read(request.body());
+    } catch (IOException e) {
+      return Mono.just(NacosJson.error(NacosJson.BAD_GATEWAY, "the body of " + type + " is not the JSON of a "
+          + type + ": " + NacosJson.problem(e)));
+    }
+    try {
+      Principal principal = principal(connection, request.headers());
+      keepAlive(connection, session, principal);
+      return switch (type) {
+        case "HealthCheckRequest" -> Mono.just(NacosJson.ok("HealthCheckResponse", body.requestId()));
+        case "InstanceRequest" -> instance(session, principal, body, true);
+        case "PersistentInstanceRequest" -> instance(session, principal, body, false);
+        case "BatchInstanceRequest" -> batch(session, principal, body);
+        case "ServiceQueryRequest" -> Mono.just(query(principal, body));
+        case "SubscribeServiceRequest" -> Mono.just(subscribe(connection, principal, body));
+        default -> Mono.just(list(principal, body)); // ServiceListRequest
+      };
+    } catch (RuntimeException e) {
+      return Mono.just(refusal(e));
+    }
+  }
+
+  private Mono<Payload> instance(Session session, @Nullable Principal principal, NacosMessage body,
+      boolean ephemeralDoor) {
+    NacosInstance instance = required("instance", body.instance());
+    NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), body.serviceName());
+    String type = body.type() == null ? "" : body.type();
+    Mono<Answer> answer;
+    switch (type) {
+      case "registerInstance" -> {
+        if (ephemeralDoor && Boolean.FALSE.equals(instance.ephemeral())) {
+          throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "instance.ephemeral is false: InstanceRequest registers "
+              + "ephemeral instances, a persistent one is registered with PersistentInstanceRequest");
+        }
+        answer = layer.register(session, principal, NacosModel.registration(name, instance, ephemeralDoor));
+      }
+      case "deregisterInstance" -> answer = layer.call(session, principal, Route.INSTANCE_DEREGISTER,
+          Unpooled.wrappedBuffer(json.encode(NacosModel.ref(name, instance))));
+      default -> throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "type must be registerInstance or "
+          + "deregisterInstance, not '" + type + "'");
+    }
+    return answer.map(done -> answered(done, "InstanceResponse", body, type));
+  }
+
+  private Mono<Payload> batch(Session session, @Nullable Principal principal, NacosMessage body) {
+    if (!"batchRegisterInstance".equals(body.type())) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "type must be batchRegisterInstance, not '" + body.type() + "'");
+    }
+    List<NacosInstance> instances = required("instances", body.instances());
+    NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), body.serviceName());
+    return layer.call(session, principal, Route.INSTANCE_BATCH_REGISTER,
+            Unpooled.wrappedBuffer(json.encode(NacosModel.batch(name, instances))))
+        .map(done -> answered(done, "BatchInstanceResponse", body, body.type()));
+  }
+
+  private static Payload answered(Answer answer, String response, NacosMessage body, String type) {
+    if (answer instanceof Answer.Refused refused) {
+      return NacosJson.error(refused.error());
+    }
+    return NacosJson.ok(response, body.requestId(), Map.of("type", type));
+  }
+
+  private Payload query(@Nullable Principal principal, NacosMessage body) {
+    NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), body.serviceName());
+    ServiceSnapshot now = layer.snapshot(principal,
+        NacosModel.query(name, body.cluster(), Boolean.TRUE.equals(body.healthyOnly())));
+    return NacosJson.ok("QueryServiceResponse", body.requestId(),
+        Map.of("serviceInfo", NacosModel.serviceInfo(now, body.cluster(), clock.millis())));
+  }
+
+  /**
+   * Subscribes the connection to a view, or unsubscribes it: answered with the view now, then
+   * pushed the whole view after each change ({@code NotifySubscriberRequest} on its stream).
+   */
+  private Payload subscribe(NacosConnection connection, @Nullable Principal principal, NacosMessage body) {
+    NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), body.serviceName());
+    String clusters = body.clusters() == null ? "" : body.clusters();
+    String key = name.namespace() + '\u0000' + name.grouped() + '\u0000' + clusters;
+    var query = NacosModel.query(name, clusters, false);
+    if (!Boolean.TRUE.equals(body.subscribe())) {
+      connection.unsubscribed(key);
+      return NacosJson.ok("SubscribeServiceResponse", body.requestId(),
+          Map.of("serviceInfo", NacosModel.serviceInfo(layer.snapshot(principal, query), clusters, clock.millis())));
+    }
+    var feed = layer.views(principal, query); // refused here when the caller may not subscribe
+    ServiceSnapshot now = layer.snapshot(principal, query);
+    long answered = now.revision();
+    connection.subscribed(key, feed
+        .filter(snapshot -> snapshot.revision() > answered)
+        .subscribe(snapshot -> connection.send(key, push(connection, key, name, clusters, snapshot)),
+            error -> log.debug("{}: the subscription to {} ended: {}", connection, key, error.toString())));
+    return NacosJson.ok("SubscribeServiceResponse", body.requestId(),
+        Map.of("serviceInfo", NacosModel.serviceInfo(now, clusters, clock.millis())));
+  }
+
+  /** {@code NotifySubscriberRequest}: the view's rendering, shared, inside the connection's own request. */
+  private Payload push(NacosConnection connection, String key, NacosModel.Name name, String clusters,
+      ServiceSnapshot snapshot) {
+    Rendering rendering = renderings.get(key);
+    if (rendering == null || rendering.snapshot() != snapshot) {
+      rendering = new Rendering(snapshot, NacosJson.write(NacosModel.serviceInfo(snapshot, clusters, clock.millis())));
+      renderings.put(key, rendering);
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream(rendering.json().length + 200);
+    out.writeBytes(NacosJson.write(Map.of("requestId", connection.nextRequestId(), "module", "naming",
+        "namespace", name.namespace(), "serviceName", name.service(), "groupName", name.group())));
+    // The request's fields, then the shared ServiceInfo: {"requestId":...,"groupName":"..."} + ,"serviceInfo":{...}}
+    byte[] head = out.toByteArray();
+    out.reset();
+    out.write(head, 0, head.length - 1);
+    out.writeBytes(",\"serviceInfo\":".getBytes(StandardCharsets.US_ASCII));
+    out.writeBytes(rendering.json());
+    out.write('}');
+    return Payload.of("NotifySubscriberRequest", out.toByteArray());
+  }
+
+  private Payload list(@Nullable Principal principal, NacosMessage body) {
+    NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), "-");
+    int pageNo = body.pageNo() == null || body.pageNo() < 1 ? 1 : body.pageNo();
+    int pageSize = body.pageSize() == null || body.pageSize() < 1 ? 10 : body.pageSize();
+    // Nacos's clients ask for pages of any size (Integer.MAX_VALUE for "all"); this layer's pages
+    // are at most 1,000: read those that cover the window asked for.
+    long from = (long) (pageNo - 1) * pageSize;
+    long to = from + pageSize;
+    List<String> names = new ArrayList<>();
+    long total = 0;
+    int page = (int) (from / 1_000) + 1;
+    while (true) {
+      ServiceList read = layer.serviceList(principal, new ServiceListQuery(name.namespace(), name.group(), null,
+          page, 1_000));
+      total = read.total();
+      long first = (long) (page - 1) * 1_000;
+      for (int i = 0; i < read.services().size(); i++) {
+        long at = first + i;
+        if (at >= from && at < to) {
+          ServiceSummary summary = read.services().get(i);
+          names.add(summary.service());
+        }
+      }
+      if (read.services().size() < 1_000 || first + 1_000 >= to) {
+        break;
+      }
+      page++;
+    }
+    return NacosJson.ok("ServiceListResponse", body.requestId(), Map.of("count", total, "serviceNames", names));
+  }
+
+  // ---- BiRequestStream.requestBiStream: the connection's setup, and the client's answers ----
+
+  void streamed(NacosConnection connection, Payload payload, ServerCallStreamObserver<Payload> out) {
+    String type = payload.type();
+    if (type.endsWith("Response")) {
+      return; // a client's acknowledgement of a push: pushes are whole views, a lost one is superseded
+    }
+    if (!"ConnectionSetupRequest".equals(type)) {
+      log.debug("{}: ignored a {} on the stream (only a ConnectionSetupRequest and answers go there)", connection,
+          type);
+      return;
+    }
+    if (connection.refusal != null) {
+      connection.close();
+      out.onError(Status.PERMISSION_DENIED.withDescription(connection.refusal).asRuntimeException());
+      return;
+    }
+    NacosMessage setup;
+    try {
+      setup = NacosJson.read(payload.body());
+    } catch (IOException e) {
+      log.debug("{}: a ConnectionSetupRequest that is not JSON: {}", connection, NacosJson.problem(e));
+      return;
+    }
+    Map<String, String> labels = setup.labels() == null ? Map.of() : setup.labels();
+    String app = labels.getOrDefault("AppName", "-");
+    String client = "nacos " + (setup.clientVersion() == null ? "" : setup.clientVersion()) + " " + app;
+    Session session = layer.open(app + "@" + connection.remote);
+    if (!connection.setUp(session, client.trim(), out)) {
+      layer.release(session); // a second setup, or the connection closed meanwhile
+      return;
+    }
+    layer.listed(session, new Connections.Listing(client.trim(), String.valueOf(connection.remote), "nacos-grpc",
+        connection.openedAt, connection::lastPrincipal, connection::subscriptions));
+    connection.send("setup", NacosJson.serverRequest("SetupAckRequest", connection.nextRequestId(),
+        Map.of("abilityTable", ABILITIES, "module", "internal")));
+    log.info("nacos connection set up: {} {} from {}", connection.id, client.trim(), connection.remote);
+  }
+
+  /** Releases what the connection owned, once. */
+  void closed(NacosConnection connection) {
+    if (!connection.close()) {
+      return;
+    }
+    Session session = connection.opened();
+    if (session != null) {
+      int released = layer.release(session);
+      log.info("nacos connection closed: {} ({} ephemeral instances released)", connection, released);
+    }
+  }
+
+  // ---- shared ----
+
+  /**
+   * A Nacos client sends no heartbeats: its connection keeps its instances, and it calls at least
+   * every few seconds (a {@code HealthCheckRequest} when it has nothing else to ask). So any call
+   * refreshes what the connection owns, at most once a second; a client that stops calling while
+   * its connection stays open sees its instances turn unhealthy and go, as heartbeats would have it.
+   */
+  private void keepAlive(NacosConnection connection, Session session, @Nullable Principal principal) {
+    long now = clock.millis();
+    if (connection.keepAliveDue(now, KEEP_ALIVE_EVERY_MILLIS)) {
+      layer.beat(session, principal, Unpooled.wrappedBuffer(ALL_MINE));
+    }
+  }
+
+  /**
+   * The principal of the request's {@code accessToken} header (what a Nacos client that logged in
+   * sends with every request); null without one, which the layer refuses when credentials are
+   * required.
+   */
+  private @Nullable Principal principal(NacosConnection connection, Map<String, String> headers) {
+    if (!access.required()) {
+      return null;
+    }
+    String token = headers.get("accessToken");
+    if (token == null || token.isBlank()) {
+      return null;
+    }
+    long now = clock.millis();
+    NacosConnection.CachedPrincipal cached = connection.cachedPrincipal();
+    if (cached != null && cached.token().equals(token) && now < cached.until()) {
+      return cached.principal();
+    }
+    Credential credential = access.authenticate(token, connection.remote);
+    long until = now + PRINCIPAL_CACHE_MILLIS;
+    if (credential.expiresAt() != null) {
+      until = Math.min(until, credential.expiresAt().toEpochMilli());
+    }
+    connection.cache(new NacosConnection.CachedPrincipal(token, credential.principal(), until));
+    return credential.principal();
+  }
+
+  private static <T> T required(String field, @Nullable T value) {
+    if (value == null) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, field + " is required");
+    }
+    return value;
+  }
+
+  private static Payload refusal(RuntimeException e) {
+    return NacosJson.error(((Answer.Refused) Answer.refusal(e)).error());
+  }
+}
