@@ -371,6 +371,10 @@ public final class Main implements Callable<Integer> {
     log.info("reactive registry {} listening: rsocket+tcp://{}:{}, rsocket+ws://{}:{}/rsocket, http://{}:{}",
         RegistryServer.version(), config.host(), server.tcpPort(), config.host(), server.webSocketPort(), config.host(),
         server.httpPort());
+    if (server.nacosHttpPort() >= 0) {
+      log.info("nacos door: http://{}:{}/nacos/ (Open API, login), gRPC on {}:{}", config.host(), server.nacosHttpPort(),
+          config.host(), server.nacosGrpcPort());
+    }
     log.info("memory: heap at most {} MiB, direct memory (network buffers) at most {} MiB",
         Runtime.getRuntime().maxMemory() >> 20, io.netty.util.internal.PlatformDependent.maxDirectMemory() >> 20);
     CountDownLatch stopped = new CountDownLatch(1);

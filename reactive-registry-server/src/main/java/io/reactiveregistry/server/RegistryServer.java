@@ -222,8 +222,8 @@ public final class RegistryServer implements Disposable {
           : Mono.fromFuture(runtime.reserveRevisions()).publishOn(Schedulers.boundedElastic());
       // The Nacos door binds with gRPC's own (blocking) call, so on a thread that may block.
       Mono<Optional<NacosDoor>> nacosDoor = Mono.fromCallable(() -> Optional.ofNullable(NacosDoor.open(config.nacos(),
-              config.host(), layer, access, protectedMode, config.security().tls(), config.limits().maxPayloadBytes(),
-              clock)))
+              config.host(), layer, access, protectedMode, config.security().tls(), tls,
+              config.limits().maxPayloadBytes(), Duration.ofMillis(config.limits().httpIdleTimeoutMs()), clock)))
           .subscribeOn(Schedulers.boundedElastic());
       return revisionsReserved.then(Mono.zip(endpoint.bindTcp(config.host(), config.tcpPort()),
               endpoint.bindWebSocket(config.host(), config.webSocketPort()),
@@ -261,6 +261,11 @@ public final class RegistryServer implements Disposable {
 
   public int httpPort() {
     return http.port();
+  }
+
+  /** The Nacos door's HTTP port; -1 when the door is off. */
+  public int nacosHttpPort() {
+    return nacos == null ? -1 : nacos.httpPort();
   }
 
   /** The Nacos door's gRPC port; -1 when the door is off. */

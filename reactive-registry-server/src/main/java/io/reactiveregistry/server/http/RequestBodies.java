@@ -8,10 +8,10 @@ import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 
 /** A request's body, read whole but never beyond a bound: a client cannot make the server hold more. */
-final class RequestBodies {
+public final class RequestBodies {
   private RequestBodies() {}
 
-  static Mono<byte[]> read(HttpServerRequest request, int maxBytes) {
+  public static Mono<byte[]> read(HttpServerRequest request, int maxBytes) {
     String declared = request.requestHeaders().get(HttpHeaderNames.CONTENT_LENGTH);
     if (declared != null && declared.chars().allMatch(Character::isDigit) && declared.length() < 12
         && Long.parseLong(declared) > maxBytes) {

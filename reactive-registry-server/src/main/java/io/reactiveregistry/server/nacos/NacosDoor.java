@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.nacos;
 
+import io.netty.handler.ssl.SslContext;
+import io.reactiveregistry.server.http.SlowClients;
 import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.ProtectedMode;
@@ -7,6 +9,8 @@ import io.reactiveregistry.server.tls.TlsFiles;
 import java.time.Duration;
 import java.time.InstantSource;
 import org.jspecify.annotations.Nullable;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
 
 /**
  * The door for Nacos 2.x clients: Nacos's gRPC protocol on its own port (what {@code nacos-client}
@@ -47,25 +51,48 @@ public final class NacosDoor {
   }
 
   private final NacosGrpcServer grpc;
+  private final DisposableServer http;
 
-  private NacosDoor(NacosGrpcServer grpc) {
+  private NacosDoor(NacosGrpcServer grpc, DisposableServer http) {
     this.grpc = grpc;
+    this.http = http;
   }
 
-  /** Opens the door's ports; blocking (it binds): call it off the event loops. Null when it is off. */
+  /**
+   * Opens the door's ports; blocking (it binds): call it off the event loops. Null when it is off.
+   *
+   * @param tlsFiles the server's TLS files, for the gRPC port; null without TLS
+   * @param tls the same as the HTTP ports' context (reloaded when the files change); null without TLS
+   */
   public static @Nullable NacosDoor open(Settings settings, String host, RequestLayer layer, Access access,
-      ProtectedMode protectedMode, @Nullable TlsFiles tls, int maxMessageBytes, InstantSource clock) {
+      ProtectedMode protectedMode, @Nullable TlsFiles tlsFiles, @Nullable SslContext tls, int maxMessageBytes,
+      Duration idleTimeout, InstantSource clock) {
     if (!settings.enabled()) {
       return null;
     }
     NacosRequests requests = new NacosRequests(layer, access, clock);
-    NacosGrpcServer grpc = new NacosGrpcServer(requests, host, settings.grpcPort(), maxMessageBytes, tls,
+    NacosGrpcServer grpc = new NacosGrpcServer(requests, host, settings.grpcPort(), maxMessageBytes, tlsFiles,
         protectedMode, clock).start();
-    return new NacosDoor(grpc);
+    NacosHttpApi api = new NacosHttpApi(layer, access, protectedMode, clock, maxMessageBytes);
+    HttpServer server = HttpServer.create().host(host).port(settings.httpPort());
+    try {
+      DisposableServer http = SlowClients.bounded(tls == null ? server : server.secure(spec -> spec.sslContext(tls)),
+              idleTimeout)
+          .handle(api::handle)
+          .bindNow();
+      return new NacosDoor(grpc, http);
+    } catch (RuntimeException e) {
+      grpc.stop(Duration.ZERO);
+      throw e;
+    }
   }
 
   public int grpcPort() {
     return grpc.port();
+  }
+
+  public int httpPort() {
+    return http.port();
   }
 
   public int openConnections() {
@@ -75,5 +102,6 @@ public final class NacosDoor {
   /** Tells its clients to move, closes its ports and, after {@code grace}, its connections. Blocking. */
   public void stop(Duration grace) {
     grpc.stop(grace);
+    http.disposeNow(grace);
   }
 }

@@ -54,13 +54,13 @@ final class NacosGrpcServer {
   private static final Attributes.Key<NacosConnection> CONNECTION = Attributes.Key.create("nacos-connection");
   private static final Context.Key<NacosConnection> CALLER = Context.key("nacos-connection");
 
-  private static final MethodDescriptor<Payload, Payload> REQUEST = MethodDescriptor.<Payload, Payload>newBuilder()
+  static final MethodDescriptor<Payload, Payload> REQUEST = MethodDescriptor.<Payload, Payload>newBuilder()
       .setType(MethodDescriptor.MethodType.UNARY)
       .setFullMethodName(MethodDescriptor.generateFullMethodName("Request", "request"))
       .setRequestMarshaller(Payload.MARSHALLER)
       .setResponseMarshaller(Payload.MARSHALLER)
       .build();
-  private static final MethodDescriptor<Payload, Payload> BI_STREAM = MethodDescriptor.<Payload, Payload>newBuilder()
+  static final MethodDescriptor<Payload, Payload> BI_STREAM = MethodDescriptor.<Payload, Payload>newBuilder()
       .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
       .setFullMethodName(MethodDescriptor.generateFullMethodName("BiRequestStream", "requestBiStream"))
       .setRequestMarshaller(Payload.MARSHALLER)

@@ -35,6 +35,7 @@ import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.core.Command;
+import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.Outcome.Counted;
 import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
@@ -113,6 +114,8 @@ public final class RequestLayer {
   private final Session http = new Session(Owner.shared(-1, "http"));
   /** The same for Eureka's clients: their instances live by their renewals, and the trail names the door. */
   private final Session eureka = new Session(Owner.shared(-2, "eureka"));
+  /** And for Nacos's HTTP clients (its Open API), whose instances live by their beats. */
+  private final Session nacosHttp = new Session(Owner.shared(-3, "nacos-http"));
   private final CatalogReads catalogs;
   private final ViewFeeds feeds;
 
@@ -163,6 +166,11 @@ public final class RequestLayer {
   /** The session every Eureka client shares; never released. */
   public Session eureka() {
     return eureka;
+  }
+
+  /** The session every caller of Nacos's HTTP Open API shares; never released. */
+  public Session nacosHttp() {
+    return nacosHttp;
   }
 
   // ---- request-response routes ----
@@ -410,6 +418,23 @@ public final class RequestLayer {
       return Answer.refusal(e);
     }
     return heartbeatAnswer(renewal, outcome);
+  }
+
+  /**
+   * The same renewal, the instance named by its address (Nacos's light beat): checked as a
+   * registration checks it, and never re-creating it.
+   */
+  public Answer renew(Session session, @Nullable Principal principal, ServiceRef service, InstanceBody instance) {
+    String id;
+    try {
+      InstanceSpec spec = InstanceSpec.of("instance", instance.ip(), instance.port(), instance.cluster(), null, null,
+          null);
+      id = spec.instanceId();
+    } catch (RuntimeException e) {
+      meters.heartbeatDropped();
+      return Answer.refusal(e);
+    }
+    return renew(session, principal, service, id);
   }
 
   /** A heartbeat's or renewal's outcome, counted, as its door answers it. */
