@@ -35,7 +35,7 @@ public final class MemberPorts {
     return ports;
   }
 
-  private static boolean bindable(int port) {
+  static boolean bindable(int port) {
     try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
       return true;
     } catch (IOException taken) {

@@ -14,6 +14,7 @@ import io.reactiveregistry.client.ServiceView;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.e2e.NacosPorts;
 import io.reactiveregistry.server.nacos.NacosDoor;
 import java.time.Duration;
 import java.util.List;

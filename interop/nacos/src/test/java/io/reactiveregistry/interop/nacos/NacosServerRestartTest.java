@@ -1,0 +1,70 @@
+package io.reactiveregistry.interop.nacos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.alibaba.nacos.api.naming.NamingFactory;
+import com.alibaba.nacos.api.naming.NamingService;
+import com.alibaba.nacos.api.naming.listener.NamingEvent;
+import com.alibaba.nacos.api.naming.pojo.Instance;
+import io.reactiveregistry.client.RegistryClient;
+import io.reactiveregistry.client.ServiceName;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.ViewFilter;
+import io.reactiveregistry.server.e2e.NacosPorts;
+import io.reactiveregistry.server.nacos.NacosDoor;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The server restarted under a Nacos client (an in-memory server: everything it held is gone): the
+ * client connects again and redoes its registration and its subscription by itself, and the views
+ * come back; what is registered after the restart is pushed to it.
+ */
+class NacosServerRestartTest {
+  static final Duration WAIT = Duration.ofSeconds(60);
+
+  @Test
+  void theClientRedoesItsRegistrationsAndSubscriptionsAfterARestart() throws Exception {
+    int nacosPort = NacosPorts.freePair();
+    ServerConfig config = ServerConfig.ephemeralLoopback().withNacos(NacosDoor.Settings.on(nacosPort));
+    RegistryServer server = RegistryServer.start(config).block(WAIT);
+    NamingService naming = NamingFactory.createNamingService(NacosApp.properties("127.0.0.1:" + nacosPort, null,
+        null));
+    AtomicReference<List<Instance>> pushed = new AtomicReference<>(List.of());
+    try {
+      naming.subscribe("inventory", event -> pushed.set(((NamingEvent) event).getInstances()));
+      naming.registerInstance("inventory", "127.0.0.1", 9200);
+      await().atMost(WAIT).until(() -> pushed.get().size() == 1);
+
+      server.disposeNow(WAIT);
+      server = RegistryServer.start(config.withTcpPort(0)).block(WAIT);
+      RegistryServer restarted = server;
+      // The client's own redo: its instance is registered again on the new server.
+      await().atMost(WAIT).until(() -> restarted.runtime().read(reads -> reads.view(
+          ServiceKey.of("public", "DEFAULT_GROUP", "inventory"), ViewFilter.ALL).instances().size()) == 1);
+
+      // And its subscription: an instance an RSocket client registers now is pushed to it.
+      RegistryClient rsocket = RegistryClient.builder().servers("tcp://127.0.0.1:" + restarted.tcpPort())
+          .clientName("after-restart").build();
+      try {
+        rsocket.register(ServiceName.of("inventory"), InstanceBody.of("127.0.0.1", 9201, "DEFAULT", 1.0, Map.of()))
+            .block(WAIT);
+        await().atMost(WAIT).until(() -> pushed.get().stream().map(Instance::getPort).sorted().toList()
+            .equals(List.of(9200, 9201)));
+        assertThat(naming.selectInstances("inventory", true)).hasSize(2);
+      } finally {
+        rsocket.closeAndWait();
+      }
+    } finally {
+      naming.shutDown();
+      server.disposeNow(WAIT);
+    }
+  }
+}
