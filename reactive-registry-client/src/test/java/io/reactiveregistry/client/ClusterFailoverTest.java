@@ -9,6 +9,7 @@ import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.e2e.MemberPorts;
+import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.storage.StorageConfig;
 import java.nio.file.Path;
@@ -68,6 +69,7 @@ class ClusterFailoverTest {
 
   private ServerConfig member(int i, int port, String members) {
     return ServerConfig.DEFAULTS.withHost("127.0.0.1").withTcpPort(port).withWebSocketPort(0).withHttpPort(0)
+        .withNacos(NacosDoor.Settings.OFF)
         .withHeartbeat(new HeartbeatTimings(100, 1_000, 2_000))
         .withReplication(new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(500)))
         .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)

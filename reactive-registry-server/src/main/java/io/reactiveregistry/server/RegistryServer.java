@@ -223,7 +223,9 @@ public final class RegistryServer implements Disposable {
       // The Nacos door binds with gRPC's own (blocking) call, so on a thread that may block.
       Mono<Optional<NacosDoor>> nacosDoor = Mono.fromCallable(() -> Optional.ofNullable(NacosDoor.open(config.nacos(),
               config.host(), layer, access, protectedMode, config.security().tls(), tls,
-              config.limits().maxPayloadBytes(), Duration.ofMillis(config.limits().httpIdleTimeoutMs()), clock)))
+              config.limits().maxPayloadBytes(), config.limits().rsocketConnections(),
+              Duration.ofMillis(config.limits().httpIdleTimeoutMs()), clock,
+              meters)))
           .subscribeOn(Schedulers.boundedElastic());
       return revisionsReserved.then(Mono.zip(endpoint.bindTcp(config.host(), config.tcpPort()),
               endpoint.bindWebSocket(config.host(), config.webSocketPort()),

@@ -25,8 +25,11 @@ import reactor.core.Disposable;
 final class NacosConnection {
   final String id;
   final SocketAddress remote;
-  /** Protected mode's refusal of the remote address; null when it is served. */
-  final @Nullable String refusal;
+  /**
+   * Why every request of this connection is refused, as its answer (protected mode's refusal of
+   * the remote address, or the port's connection limits); null when it is served.
+   */
+  final @Nullable Payload refusal;
   final long openedAt;
   private volatile @Nullable Session session;
   private volatile @Nullable String client;
@@ -41,7 +44,7 @@ final class NacosConnection {
   /** A token's principal, kept for a short while: a token refused later stops working within it. */
   record CachedPrincipal(String token, @Nullable Principal principal, long until) {}
 
-  NacosConnection(String id, SocketAddress remote, @Nullable String refusal, long openedAt) {
+  NacosConnection(String id, SocketAddress remote, @Nullable Payload refusal, long openedAt) {
     this.id = id;
     this.remote = remote;
     this.refusal = refusal;

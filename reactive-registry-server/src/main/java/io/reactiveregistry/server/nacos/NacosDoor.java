@@ -1,6 +1,9 @@
 package io.reactiveregistry.server.nacos;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.handler.ssl.SslContext;
+import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.http.SlowClients;
 import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.security.Access;
@@ -66,13 +69,15 @@ public final class NacosDoor {
    */
   public static @Nullable NacosDoor open(Settings settings, String host, RequestLayer layer, Access access,
       ProtectedMode protectedMode, @Nullable TlsFiles tlsFiles, @Nullable SslContext tls, int maxMessageBytes,
-      Duration idleTimeout, InstantSource clock) {
+      ConnectionDoor.Limits connections, Duration idleTimeout, InstantSource clock, MeterRegistry meters) {
     if (!settings.enabled()) {
       return null;
     }
-    NacosRequests requests = new NacosRequests(layer, access, clock);
+    NacosRequests requests = new NacosRequests(layer, access, clock, meters);
     NacosGrpcServer grpc = new NacosGrpcServer(requests, host, settings.grpcPort(), maxMessageBytes, tlsFiles,
-        protectedMode, clock).start();
+        protectedMode, connections, clock).start();
+    Gauge.builder("registry.nacos.connections", grpc, NacosGrpcServer::openConnections)
+        .description("Nacos clients' gRPC connections open").register(meters);
     NacosHttpApi api = new NacosHttpApi(layer, access, protectedMode, clock, maxMessageBytes);
     HttpServer server = HttpServer.create().host(host).port(settings.httpPort());
     try {

@@ -20,6 +20,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
+import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.security.ProtectedMode;
 import io.reactiveregistry.server.tls.TlsFiles;
 import java.io.IOException;
@@ -69,11 +70,14 @@ final class NacosGrpcServer {
 
   private final NacosRequests requests;
   private final Set<NacosConnection> connections = ConcurrentHashMap.newKeySet();
+  private final ConcurrentHashMap<String, Integer> perAddress = new ConcurrentHashMap<>();
+  private final ConnectionDoor.Limits limits;
   private final Server server;
 
   NacosGrpcServer(NacosRequests requests, String host, int port, int maxMessageBytes, @Nullable TlsFiles tls,
-      ProtectedMode protectedMode, InstantSource clock) {
+      ProtectedMode protectedMode, ConnectionDoor.Limits limits, InstantSource clock) {
     this.requests = requests;
+    this.limits = limits;
     ServerServiceDefinition request = ServerServiceDefinition.builder("Request")
         .addMethod(REQUEST, ServerCalls.asyncUnaryCall(this::request))
         .build();
@@ -101,8 +105,8 @@ final class NacosGrpcServer {
           public Attributes transportReady(Attributes attributes) {
             SocketAddress remote = attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
             long now = clock.millis();
-            String refusal = protectedMode.refusal(remote);
-            NacosConnection connection = new NacosConnection(now + "_" + address(remote), remote, refusal, now);
+            NacosConnection connection = new NacosConnection(now + "_" + address(remote), remote,
+                refusal(protectedMode, remote), now);
             connections.add(connection);
             return attributes.toBuilder().set(CONNECTION, connection).build();
           }
@@ -112,6 +116,7 @@ final class NacosGrpcServer {
             NacosConnection connection = attributes.get(CONNECTION);
             if (connection != null) {
               connections.remove(connection);
+              perAddress.computeIfPresent(host(connection.remote), (host, count) -> count == 1 ? null : count - 1);
               requests.closed(connection);
             }
           }
@@ -209,6 +214,33 @@ final class NacosGrpcServer {
     } catch (IOException e) {
       throw new UncheckedIOException("the TLS files could not be read for the Nacos gRPC port: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Whether, and how, a new connection is refused: protected mode first, then the port's limits
+   * (the RSocket ports' numbers: this many connections in all, and from one address). A refused
+   * connection is answered, never dropped silently: its client reads why and tries another server.
+   */
+  private @Nullable Payload refusal(ProtectedMode protectedMode, SocketAddress remote) {
+    int fromThere = perAddress.merge(host(remote), 1, Integer::sum); // every connection counts until it ends
+    String refused = protectedMode.refusal(remote);
+    if (refused != null) {
+      return NacosJson.error(NacosJson.NO_RIGHT, refused);
+    }
+    if (connections.size() >= limits.maxConnections()) {
+      return NacosJson.error(NacosJson.OVER_THRESHOLD, "this server holds " + limits.maxConnections()
+          + " Nacos connections, its most (--max-connections-per-port): connect to another member");
+    }
+    if (fromThere > limits.maxPerAddress()) {
+      return NacosJson.error(NacosJson.OVER_THRESHOLD, "this server holds " + limits.maxPerAddress()
+          + " Nacos connections from " + host(remote) + ", its most from one address "
+          + "(--max-connections-per-address)");
+    }
+    return null;
+  }
+
+  private static String host(@Nullable SocketAddress remote) {
+    return remote instanceof InetSocketAddress inet ? inet.getAddress().getHostAddress() : String.valueOf(remote);
   }
 
   private static String address(@Nullable SocketAddress remote) {

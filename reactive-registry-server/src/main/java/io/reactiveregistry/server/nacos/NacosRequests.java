@@ -2,6 +2,8 @@ package io.reactiveregistry.server.nacos;
 
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.Unpooled;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Route;
@@ -61,10 +63,14 @@ final class NacosRequests {
 
   private record Rendering(ServiceSnapshot snapshot, byte[] json) {}
 
-  NacosRequests(RequestLayer layer, Access access, InstantSource clock) {
+  private final Counter pushes;
+
+  NacosRequests(RequestLayer layer, Access access, InstantSource clock, MeterRegistry meters) {
     this.layer = layer;
     this.access = access;
     this.clock = clock;
+    this.pushes = Counter.builder("registry.nacos.pushes")
+        .description("whole views pushed to Nacos clients (NotifySubscriberRequest)").register(meters);
   }
 
   // ---- Request.request: one call, one answer ----
@@ -72,7 +78,7 @@ final class NacosRequests {
   Mono<Payload> request(NacosConnection connection, Payload request) {
     String type = request.type();
     if (connection.refusal != null) {
-      return Mono.just(NacosJson.error(NacosJson.NO_RIGHT, connection.refusal));
+      return Mono.just(connection.refusal);
     }
     if ("ServerCheckRequest".equals(type)) {
       return Mono.just(NacosJson.ok("ServerCheckResponse", null,
@@ -110,19 +116,20 @@ final class NacosRequests {
     }
   }
 
+  /** {@code InstanceRequest} ({@code ephemeral}) or {@code PersistentInstanceRequest}. */
   private Mono<Payload> instance(Session session, @Nullable Principal principal, NacosMessage body,
-      boolean ephemeralDoor) {
+      boolean ephemeral) {
     NacosInstance instance = required("instance", body.instance());
     NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), body.serviceName());
     String type = body.type() == null ? "" : body.type();
     Mono<Answer> answer;
     switch (type) {
       case "registerInstance" -> {
-        if (ephemeralDoor && Boolean.FALSE.equals(instance.ephemeral())) {
+        if (ephemeral && Boolean.FALSE.equals(instance.ephemeral())) {
           throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "instance.ephemeral is false: InstanceRequest registers "
               + "ephemeral instances, a persistent one is registered with PersistentInstanceRequest");
         }
-        answer = layer.register(session, principal, NacosModel.registration(name, instance, ephemeralDoor));
+        answer = layer.register(session, principal, NacosModel.registration(name, instance, ephemeral));
       }
       case "deregisterInstance" -> answer = layer.call(session, principal, Route.INSTANCE_DEREGISTER,
           Unpooled.wrappedBuffer(json.encode(NacosModel.ref(name, instance))));
@@ -201,6 +208,7 @@ final class NacosRequests {
     out.writeBytes(",\"serviceInfo\":".getBytes(StandardCharsets.US_ASCII));
     out.writeBytes(rendering.json());
     out.write('}');
+    pushes.increment();
     return Payload.of("NotifySubscriberRequest", out.toByteArray());
   }
 
@@ -249,7 +257,8 @@ final class NacosRequests {
     }
     if (connection.refusal != null) {
       connection.close();
-      out.onError(Status.PERMISSION_DENIED.withDescription(connection.refusal).asRuntimeException());
+      out.onError(Status.PERMISSION_DENIED.withDescription(new String(connection.refusal.body(),
+          StandardCharsets.UTF_8)).asRuntimeException());
       return;
     }
     NacosMessage setup;

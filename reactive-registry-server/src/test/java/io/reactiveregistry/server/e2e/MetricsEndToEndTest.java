@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.storage.StorageConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,7 +32,7 @@ class MetricsEndToEndTest {
   static Path data;
 
   private final ServerFixture fixture = new ServerFixture(ServerConfig.ephemeralLoopback()
-      .withStorage(StorageConfig.onDisk(data)));
+      .withStorage(StorageConfig.onDisk(data)).withNacos(new NacosDoor.Settings(0, 0)));
   private final HttpClient http = HttpClient.newHttpClient();
 
   @AfterEach

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.server.nacos.NacosProbe;
 import io.rsocket.exceptions.RejectedSetupException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -49,7 +50,9 @@ class ProtectedModeTest {
 
   @Test
   void withoutCredentialsAConnectionFromElsewhereIsRefusedOnEveryPortSayingHowToOpenIt() throws Exception {
-    try (ServerProcess server = ServerProcess.startIn(namespace, dir.resolve("data"), dir.resolve("server.log"))) {
+    // The namespace has ports of its own: the Nacos door takes its fixed ones there.
+    try (ServerProcess server = ServerProcess.startIn(namespace, dir.resolve("data"), dir.resolve("server.log"),
+        "--nacos-port", "8848")) {
       String host = namespace.namespaceAddress();
 
       WireClient tcp = WireClient.connectTo(host, server.port(), "outsider");
@@ -69,6 +72,14 @@ class ProtectedModeTest {
       assertThat(error.code()).isEqualTo("FORBIDDEN");
       assertThat(error.message()).contains(REFUSAL, "--allow-unauthenticated");
       assertThat(get(host, server.httpPort(), "/metrics").statusCode()).isEqualTo(403);
+      // The Nacos door's two ports refuse it too, each as Nacos's clients read a refusal.
+      HttpResponse<String> nacosHttp = get(host, 8848, "/nacos/v1/ns/instance/list?serviceName=orders");
+      assertThat(nacosHttp.statusCode()).isEqualTo(403);
+      assertThat(nacosHttp.body()).startsWith("caused: ").contains(REFUSAL, "--allow-unauthenticated");
+      NacosProbe.Answer nacosGrpc = NacosProbe.request(host, 9848, "ServerCheckRequest", "{}");
+      assertThat(nacosGrpc.type()).isEqualTo("ErrorResponse");
+      assertThat(nacosGrpc.body().get("errorCode").asInt()).isEqualTo(403);
+      assertThat(nacosGrpc.body().get("message").asText()).contains(REFUSAL);
       // Probes tell an orchestrator only whether the server runs.
       assertThat(get(host, server.httpPort(), "/health").statusCode()).isEqualTo(200);
 

@@ -87,8 +87,11 @@ final class ServerProcess implements AutoCloseable {
         "-XX:TieredStopAtLevel=1",
         "-XX:+AllowRedefinitionToAddDeleteMethods",
         "-cp", System.getProperty("java.class.path"), BlockHoundMain.class.getName(),
-        "--host", host, "--ws-port", "0", "--http-port", "0", "--nacos-port", "-1",
+        "--host", host, "--ws-port", "0", "--http-port", "0",
         "--data-dir", dataDir.toString()));
+    if (!extraArgs.contains("--nacos-port")) {
+      command.addAll(List.of("--nacos-port", "-1")); // the Nacos door's fixed ports: only where a test asks
+    }
     command.addAll(extraArgs);
     return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }

@@ -14,11 +14,13 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.transport.ServerLimits;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -42,7 +44,8 @@ class NacosGrpcPortTest {
   @BeforeEach
   void start() {
     ServerConfig config = ServerConfig.ephemeralLoopback().withNacos(new NacosDoor.Settings(0, 0))
-        .withLimits(new ServerLimits(64 * 1024, 1_000, 32 * 1024 * 1024));
+        .withLimits(new ServerLimits(64 * 1024, 1_000, 32 * 1024 * 1024)
+            .withConnections(new ConnectionDoor.Limits(100, 3), ServerLimits.DEFAULT_HTTP_CONNECTIONS));
     server = RegistryServer.start(config).block(WAIT);
     channel = channel();
   }
@@ -175,6 +178,35 @@ class NacosGrpcPortTest {
       assertThat(instances()).isEqualTo(2);
     } finally {
       other.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aConnectionPastTheLimitIsAnsweredWhyAndTheOthersAreServed() throws Exception {
+    // One address may hold 3: this test's channel, and two more.
+    List<ManagedChannel> more = List.of(channel(), channel(), channel());
+    try {
+      assertThat(call(channel, "ServerCheckRequest", "{}").type()).isEqualTo("ServerCheckResponse");
+      assertThat(call(more.get(0), "ServerCheckRequest", "{}").type()).isEqualTo("ServerCheckResponse");
+      assertThat(call(more.get(1), "ServerCheckRequest", "{}").type()).isEqualTo("ServerCheckResponse");
+      Payload refused = call(more.get(2), "ServerCheckRequest", "{}");
+      assertThat(refused.type()).isEqualTo("ErrorResponse");
+      assertThat(body(refused).get("errorCode").asInt()).isEqualTo(503);
+      assertThat(body(refused).get("message").asText()).contains("--max-connections-per-address");
+
+      // The refused one and another close (a refused connection counts while it is open): a new one is served.
+      more.get(2).shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      more.get(0).shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      ManagedChannel again = channel();
+      try {
+        await().atMost(WAIT).until(() -> call(again, "ServerCheckRequest", "{}").type().equals("ServerCheckResponse"));
+      } finally {
+        again.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } finally {
+      for (ManagedChannel each : more) {
+        each.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      }
     }
   }
 }

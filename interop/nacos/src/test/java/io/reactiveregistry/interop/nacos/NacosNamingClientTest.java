@@ -16,6 +16,10 @@ import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.e2e.NacosPorts;
 import io.reactiveregistry.server.nacos.NacosDoor;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -81,10 +85,19 @@ class NacosNamingClientTest {
       await().atMost(WAIT).until(() -> watched.get() != null && watched.get().instances().stream()
           .anyMatch(seenThere -> seenThere.port() == 9001));
 
+      // And over HTTP, where the dashboard and scripts read it.
+      String dashboards = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+          + server.httpPort() + "/api/v1/services/public/DEFAULT_GROUP/orders")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(dashboards).contains("\"port\":9001").contains("\"zone\":\"a\"");
+
       // An RSocket client's registration reaches the Nacos subscriber.
       rsocket.register(ServiceName.of("orders"), InstanceBody.of("127.0.0.1", 9002, "DEFAULT", 1.0, Map.of())).block(WAIT);
       await().atMost(WAIT).until(() -> ports(pushed.get(pushed.size() - 1)).containsAll(List.of(9001, 9002)));
       assertThat(ports(publisher.selectInstances("orders", true))).containsExactlyInAnyOrder(9001, 9002);
+
+      assertThat(server.meters().get("registry.nacos.connections").gauge().value()).isEqualTo(2);
+      assertThat(server.meters().get("registry.nacos.pushes").counter().count()).isGreaterThanOrEqualTo(2);
 
       publisher.deregisterInstance("orders", "127.0.0.1", 9001);
       await().atMost(WAIT).until(() -> ports(pushed.get(pushed.size() - 1)).equals(List.of(9002)));

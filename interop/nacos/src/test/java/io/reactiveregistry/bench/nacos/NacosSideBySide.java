@@ -1,0 +1,251 @@
+package io.reactiveregistry.bench.nacos;
+
+import com.alibaba.nacos.api.PropertyKeyConst;
+import com.alibaba.nacos.api.naming.NamingFactory;
+import com.alibaba.nacos.api.naming.NamingService;
+import com.alibaba.nacos.api.naming.listener.NamingEvent;
+import com.alibaba.nacos.api.naming.pojo.Instance;
+import io.reactiveregistry.server.Main;
+import io.reactiveregistry.server.e2e.NacosPorts;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * This registry's Nacos door and a real Nacos server, side by side on one machine, driven by the
+ * same Nacos client ({@code nacos-client} from Maven Central) with the same load, each server in
+ * its own JVM with the same heap and at its defaults, its CPU read from {@code /proc} around each
+ * phase:
+ *
+ * <ol>
+ *   <li>registrations from 50 clients at once (each its own gRPC connection, each registering
+ *       into {@code services} services, one instance in each, as Nacos's client keeps one
+ *       instance per service and connection): registrations/s and server CPU per registration;
+ *   <li>those instances kept for a minute with nothing else happening: server CPU per 1,000;
+ *   <li>the heap they take, after a full GC, per instance;
+ *   <li>a change reaching 100 subscribers (each its own client and connection): from the
+ *       registration's call to each subscriber's listener, p50 and p99 over 20 changes.
+ * </ol>
+ *
+ * <pre>load-tests/bench/nacos-side-by-side.sh [services per client] [both|ours|nacos] [nacos-server.jar]</pre>
+ */
+public final class NacosSideBySide {
+  static final int CLIENTS = 50;
+  static final int SUBSCRIBERS = 100;
+  static final int CHANGES = 20;
+
+  public static void main(String[] args) throws Exception {
+    int services = args.length > 0 ? Integer.parseInt(args[0]) : 200;
+    String which = args.length > 1 ? args[1] : "both";
+    Path nacosJar = args.length > 2 ? Path.of(args[2]) : null;
+    Path dir = Files.createTempDirectory("nacos-bench");
+    List<String[]> ours = which.equals("nacos") ? null : run("reactive-registry", services, dir, null);
+    List<String[]> theirs = which.equals("ours") || nacosJar == null ? null : run("nacos-server", services, dir,
+        nacosJar);
+    System.out.println();
+    System.out.printf(Locale.ROOT, "%-52s %18s %18s%n", "", "reactive-registry", "nacos-server");
+    List<String[]> rows = ours != null ? ours : theirs;
+    for (int i = 0; i < rows.size(); i++) {
+      System.out.printf(Locale.ROOT, "%-52s %18s %18s%n", rows.get(i)[0], ours == null ? "-" : ours.get(i)[1],
+          theirs == null ? "-" : theirs.get(i)[1]);
+    }
+    System.exit(0);
+  }
+
+  static List<String[]> run(String name, int services, Path dir, Path nacosJar) throws Exception {
+    int port = NacosPorts.freePair();
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-Xms1g", "-XX:+UseG1GC"));
+    if (nacosJar == null) {
+      command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "--in-memory",
+          "--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0",
+          "--nacos-port", Integer.toString(port), "--self-preservation", "false"));
+    } else {
+      Path home = Files.createDirectories(dir.resolve("nacos-home"));
+      command.addAll(List.of("-Dnacos.standalone=true", "-Dnacos.home=" + home, "-Dserver.port=" + port,
+          "-Dnacos.core.auth.enabled=false", "-Dnacos.core.member.lookup.type=file",
+          "-Dnacos.inetutils.ip-address=127.0.0.1", "-jar", nacosJar.toString()));
+    }
+    Path log = dir.resolve(name + ".log");
+    Process server = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    List<String[]> rows = new ArrayList<>();
+    List<NamingService> clients = new ArrayList<>();
+    try {
+      String address = "127.0.0.1:" + port;
+      waitForGrpc(server, address, log);
+      System.out.println(name + ": up (pid " + server.pid() + ")");
+      for (int i = 0; i < CLIENTS; i++) {
+        clients.add(NamingFactory.createNamingService(properties(address)));
+      }
+      long heapBefore = heapUsed(server);
+
+      // 1. Registrations from 50 clients at once.
+      ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+      long cpu = cpuMillis(server);
+      long start = System.nanoTime();
+      List<Future<?>> done = new ArrayList<>();
+      for (int c = 0; c < CLIENTS; c++) {
+        NamingService client = clients.get(c);
+        int instancePort = 20_000 + c;
+        done.add(pool.submit(() -> {
+          for (int s = 0; s < services; s++) {
+            client.registerInstance("svc-" + s, "127.0.0.1", instancePort);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> each : done) {
+        each.get(10, TimeUnit.MINUTES);
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      long cpuUsed = cpuMillis(server) - cpu;
+      int registrations = CLIENTS * services;
+      rows.add(row("registrations, 50 clients at once: per second", registrations / seconds));
+      rows.add(row("  server CPU per registration (µs)", cpuUsed * 1_000.0 / registrations));
+      System.out.println(name + ": " + registrations + " registrations in " + String.format("%.1f s", seconds));
+
+      // 2. Kept for a minute.
+      Thread.sleep(5_000);
+      cpu = cpuMillis(server);
+      Thread.sleep(60_000);
+      rows.add(row("server CPU per 1,000 instances kept 1 min (ms)", (cpuMillis(server) - cpu) * 1_000.0
+          / registrations));
+
+      // 3. Their heap.
+      long heapAfter = heapUsed(server);
+      rows.add(row("heap per instance, after a full GC (bytes)", (heapAfter - heapBefore) / (double) registrations));
+
+      // 4. A change reaching 100 subscribers.
+      List<NamingService> subscribers = new ArrayList<>();
+      ConcurrentHashMap<Integer, List<Long>> arrivals = new ConcurrentHashMap<>();
+      CountDownLatch[] round = new CountDownLatch[1];
+      int[] expected = new int[1];
+      for (int i = 0; i < SUBSCRIBERS; i++) {
+        NamingService subscriber = NamingFactory.createNamingService(properties(address));
+        subscribers.add(subscriber);
+        boolean[] seen = new boolean[CHANGES + 1];
+        subscriber.subscribe("push-target", event -> {
+          for (Instance instance : ((NamingEvent) event).getInstances()) {
+            int change = instance.getPort() - 30_000;
+            if (change >= 0 && change <= CHANGES && !seen[change]) {
+              seen[change] = true;
+              arrivals.computeIfAbsent(change, k -> Collections.synchronizedList(new ArrayList<>()))
+                  .add(System.nanoTime());
+              if (change == expected[0] && round[0] != null) {
+                round[0].countDown();
+              }
+            }
+          }
+        });
+      }
+      Thread.sleep(3_000);
+      NamingService publisher = clients.get(0);
+      List<Long> latencies = new ArrayList<>();
+      for (int change = 1; change <= CHANGES; change++) {
+        expected[0] = change;
+        round[0] = new CountDownLatch(SUBSCRIBERS);
+        long sent = System.nanoTime();
+        publisher.registerInstance("push-target", "127.0.0.1", 30_000 + change);
+        round[0].await(30, TimeUnit.SECONDS);
+        for (long arrived : arrivals.getOrDefault(change, List.of())) {
+          latencies.add(arrived - sent);
+        }
+        publisher.deregisterInstance("push-target", "127.0.0.1", 30_000 + change);
+        Thread.sleep(1_000);
+      }
+      latencies.sort(null);
+      rows.add(row("a change to 100 subscribers: p50 (ms)", percentile(latencies, 0.50) / 1e6));
+      rows.add(row("  p99 (ms)", percentile(latencies, 0.99) / 1e6));
+      rows.add(row("  pushes that arrived (of " + CHANGES * SUBSCRIBERS + ")", latencies.size()));
+      for (NamingService subscriber : subscribers) {
+        subscriber.shutDown();
+      }
+      pool.shutdownNow();
+      return rows;
+    } finally {
+      for (NamingService client : clients) {
+        try {
+          client.shutDown();
+        } catch (Exception ignored) {
+          // the server goes next anyway
+        }
+      }
+      server.destroy();
+      server.waitFor(30, TimeUnit.SECONDS);
+      server.destroyForcibly();
+    }
+  }
+
+  static Properties properties(String address) {
+    Properties properties = new Properties();
+    properties.setProperty(PropertyKeyConst.SERVER_ADDR, address);
+    return properties;
+  }
+
+  static void waitForGrpc(Process server, String address, Path log) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!server.isAlive()) {
+        throw new IllegalStateException("the server exited; see " + log);
+      }
+      try (Socket probe = new Socket("127.0.0.1", Integer.parseInt(address.split(":")[1]) + 1000)) {
+        Thread.sleep(2_000); // listening; give it a moment to finish starting
+        return;
+      } catch (IOException notYet) {
+        Thread.sleep(500);
+      }
+    }
+    throw new IllegalStateException("the server did not open its gRPC port in 3 minutes; see " + log);
+  }
+
+  static double percentile(List<Long> sorted, double p) {
+    if (sorted.isEmpty()) {
+      return Double.NaN;
+    }
+    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
+  }
+
+  static String[] row(String label, double value) {
+    return new String[] {label, String.format(Locale.ROOT, value >= 100 ? "%,.0f" : "%,.2f", value)};
+  }
+
+  /** The process's CPU time so far (user and system), from /proc. */
+  static long cpuMillis(Process process) throws IOException {
+    String[] stat = Files.readString(Path.of("/proc/" + process.pid() + "/stat")).split("\\) ")[1].split(" ");
+    return (Long.parseLong(stat[11]) + Long.parseLong(stat[12])) * 10; // USER_HZ is 100 on Linux
+  }
+
+  /** Bytes of heap in use after a full GC, by the JDK's jcmd. */
+  static long heapUsed(Process process) throws Exception {
+    jcmd(process, "GC.run");
+    String info = jcmd(process, "GC.heap_info");
+    Matcher used = Pattern.compile("total \\d+K, used (\\d+)K").matcher(info);
+    if (!used.find()) {
+      throw new IllegalStateException("no heap figure in: " + info);
+    }
+    return Long.parseLong(used.group(1)) * 1024;
+  }
+
+  static String jcmd(Process process, String command) throws Exception {
+    String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    Process run = new ProcessBuilder(jcmd, Long.toString(process.pid()), command).redirectErrorStream(true).start();
+    String out = new String(run.getInputStream().readAllBytes());
+    run.waitFor();
+    return out;
+  }
+}
