@@ -55,18 +55,10 @@ final class NacosGrpcServer {
   private static final Attributes.Key<NacosConnection> CONNECTION = Attributes.Key.create("nacos-connection");
   private static final Context.Key<NacosConnection> CALLER = Context.key("nacos-connection");
 
-  static final MethodDescriptor<Payload, Payload> REQUEST = MethodDescriptor.<Payload, Payload>newBuilder()
-      .setType(MethodDescriptor.MethodType.UNARY)
-      .setFullMethodName(MethodDescriptor.generateFullMethodName("Request", "request"))
-      .setRequestMarshaller(Payload.MARSHALLER)
-      .setResponseMarshaller(Payload.MARSHALLER)
-      .build();
-  static final MethodDescriptor<Payload, Payload> BI_STREAM = MethodDescriptor.<Payload, Payload>newBuilder()
-      .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
-      .setFullMethodName(MethodDescriptor.generateFullMethodName("BiRequestStream", "requestBiStream"))
-      .setRequestMarshaller(Payload.MARSHALLER)
-      .setResponseMarshaller(Payload.MARSHALLER)
-      .build();
+  static final MethodDescriptor<Payload, Payload> REQUEST = method(MethodDescriptor.MethodType.UNARY, "Request",
+      "request");
+  static final MethodDescriptor<Payload, Payload> BI_STREAM = method(MethodDescriptor.MethodType.BIDI_STREAMING,
+      "BiRequestStream", "requestBiStream");
 
   private final NacosRequests requests;
   private final Set<NacosConnection> connections = ConcurrentHashMap.newKeySet();
@@ -198,6 +190,16 @@ final class NacosGrpcServer {
         }
       }
     };
+  }
+
+  private static MethodDescriptor<Payload, Payload> method(MethodDescriptor.MethodType type, String service,
+      String name) {
+    return MethodDescriptor.<Payload, Payload>newBuilder()
+        .setType(type)
+        .setFullMethodName(MethodDescriptor.generateFullMethodName(service, name))
+        .setRequestMarshaller(Payload.MARSHALLER)
+        .setResponseMarshaller(Payload.MARSHALLER)
+        .build();
   }
 
   private static ServerCredentials credentials(@Nullable TlsFiles tls) {

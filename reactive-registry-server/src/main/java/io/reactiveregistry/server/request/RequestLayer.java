@@ -231,15 +231,7 @@ public final class RequestLayer {
 
   /** {@code service.list}'s page, typed, for a door that renders it its own way; refused by throwing. */
   public ServiceList serviceList(@Nullable Principal principal, ServiceListQuery query) {
-    long start = System.nanoTime();
-    try {
-      ServiceList list = services(principal, query);
-      meters.request(Route.SERVICE_LIST, start, null);
-      return list;
-    } catch (RuntimeException e) {
-      meters.request(Route.SERVICE_LIST, start, ErrorTable.of(e).code());
-      throw e;
-    }
+    return measured(Route.SERVICE_LIST, () -> services(principal, query));
   }
 
   /**
@@ -247,18 +239,12 @@ public final class RequestLayer {
    * service that does not exist is an empty view, as Nacos answers it. Refused by throwing.
    */
   public ServiceSnapshot snapshot(@Nullable Principal principal, Query query) {
-    long start = System.nanoTime();
-    try {
+    return measured(Route.SERVICE_QUERY, () -> {
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       permissions.check(principal, Route.SERVICE_QUERY, key.namespace());
       ViewFilter filter = ViewFilter.of(query.clusters(), query.healthyOnly());
-      ServiceSnapshot snapshot = runtime.read(registry -> WireViews.snapshot(registry.view(key, filter)));
-      meters.request(Route.SERVICE_QUERY, start, null);
-      return snapshot;
-    } catch (RuntimeException e) {
-      meters.request(Route.SERVICE_QUERY, start, ErrorTable.of(e).code());
-      throw e;
-    }
+      return runtime.read(registry -> WireViews.snapshot(registry.view(key, filter)));
+    });
   }
 
   /** {@code service.list} from a typed query (HTTP's {@code GET /api/v1/services}). */
@@ -296,17 +282,11 @@ public final class RequestLayer {
    * {@code service.list}'s permission. Refused by throwing.
    */
   public Catalog catalog(@Nullable Principal principal, @Nullable String namespace, @Nullable String group) {
-    long start = System.nanoTime();
-    try {
+    return measured(Route.SERVICE_LIST, () -> {
       Scope scope = scope(namespace, group);
       permissions.check(principal, Route.SERVICE_LIST, scope.namespace());
-      Catalog catalog = catalogs.catalog(scope.namespace(), scope.group());
-      meters.request(Route.SERVICE_LIST, start, null);
-      return catalog;
-    } catch (RuntimeException e) {
-      meters.request(Route.SERVICE_LIST, start, ErrorTable.of(e).code());
-      throw e;
-    }
+      return catalogs.catalog(scope.namespace(), scope.group());
+    });
   }
 
   /**
@@ -314,15 +294,22 @@ public final class RequestLayer {
    * fetch); {@code service.list}'s permission. Refused by throwing.
    */
   public Catalog.Delta delta(@Nullable Principal principal, @Nullable String namespace, @Nullable String group) {
-    long start = System.nanoTime();
-    try {
+    return measured(Route.SERVICE_LIST, () -> {
       Scope scope = scope(namespace, group);
       permissions.check(principal, Route.SERVICE_LIST, scope.namespace());
-      Catalog.Delta delta = catalogs.delta(scope.namespace(), scope.group());
-      meters.request(Route.SERVICE_LIST, start, null);
-      return delta;
+      return catalogs.delta(scope.namespace(), scope.group());
+    });
+  }
+
+  /** A typed read, counted by {@code route} as served or refused; a refusal is thrown. */
+  private <T> T measured(Route route, Supplier<T> read) {
+    long start = System.nanoTime();
+    try {
+      T value = read.get();
+      meters.request(route, start, null);
+      return value;
     } catch (RuntimeException e) {
-      meters.request(Route.SERVICE_LIST, start, ErrorTable.of(e).code());
+      meters.request(route, start, ErrorTable.of(e).code());
       throw e;
     }
   }
@@ -508,17 +495,11 @@ public final class RequestLayer {
    * (Nacos's). Subscribers of the same view share one feed. Refused by throwing.
    */
   public Flux<ServiceSnapshot> views(@Nullable Principal principal, Query query) {
-    long start = System.nanoTime();
-    try {
+    return measured(Route.SERVICE_SUBSCRIBE, () -> {
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       permissions.check(principal, Route.SERVICE_SUBSCRIBE, key.namespace());
-      Flux<ServiceSnapshot> feed = feeds.feed(key, ViewFilter.of(query.clusters(), query.healthyOnly()));
-      meters.request(Route.SERVICE_SUBSCRIBE, start, null);
-      return feed;
-    } catch (RuntimeException | Error e) {
-      meters.request(Route.SERVICE_SUBSCRIBE, start, ErrorTable.of(e).code());
-      throw e;
-    }
+      return feeds.feed(key, ViewFilter.of(query.clusters(), query.healthyOnly()));
+    });
   }
 
   /** {@code admin.trace} from a typed query: admin on its namespace, or on every one when it names none. */
