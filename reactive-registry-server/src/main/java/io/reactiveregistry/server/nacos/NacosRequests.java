@@ -50,6 +50,8 @@ final class NacosRequests {
   /** What this server tells a client it can do: persistent instances over gRPC too. */
   private static final Map<String, Boolean> ABILITIES = Map.of("supportPersistentInstanceByGrpc", true);
   private static final long KEEP_ALIVE_EVERY_MILLIS = 1_000;
+  /** Views whose newest rendering is kept; past it the cache starts again. */
+  private static final int MAX_RENDERINGS = 10_000;
   private static final byte[] ALL_MINE = "{}".getBytes(StandardCharsets.US_ASCII);
   private static final Set<String> SERVED = Set.of("ServerCheckRequest", "HealthCheckRequest", "InstanceRequest",
       "BatchInstanceRequest", "PersistentInstanceRequest", "ServiceQueryRequest", "SubscribeServiceRequest",
@@ -196,6 +198,9 @@ final class NacosRequests {
     Rendering rendering = renderings.get(key);
     if (rendering == null || rendering.snapshot() != snapshot) {
       rendering = new Rendering(snapshot, NacosJson.write(NacosModel.serviceInfo(snapshot, clusters, clock.millis())));
+      if (renderings.size() >= MAX_RENDERINGS) {
+        renderings.clear(); // a cache: views no longer pushed go, and the pushed ones are built again once
+      }
       renderings.put(key, rendering);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(rendering.json().length + 200);
