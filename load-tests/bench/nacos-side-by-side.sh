@@ -5,6 +5,7 @@
 #   load-tests/bench/nacos-side-by-side.sh [services per client, default 200] [both|ours|nacos] [nacos-server.jar]
 # A Nacos server is not on Maven Central: give its jar (Nacos's release, or built from its source
 # with `mvn -Prelease-nacos -DskipTests -pl console -am install`: console/target/nacos-server.jar).
+# BENCH_SERVER_JVM_ARGS adds flags to the servers' JVMs (a profiler's, say).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ./mvnw -q -B -o install -DskipTests -N
@@ -13,6 +14,6 @@ cd "$(dirname "$0")/../.."
 ./mvnw -q -B -o dependency:build-classpath -pl interop/nacos -Dmdep.outputFile=target/bench.classpath \
   -Dmdep.includeScope=test
 CP="interop/nacos/target/test-classes:$(cat interop/nacos/target/bench.classpath)"
-exec java -Dnacos.logging.default.config.enabled=false -DJM.SNAPSHOT.PATH=interop/nacos/target/nacos-cache \
+exec java -Dbench.serverJvmArgs="${BENCH_SERVER_JVM_ARGS:-}" -Dnacos.logging.default.config.enabled=false -DJM.SNAPSHOT.PATH=interop/nacos/target/nacos-cache \
   -DJM.LOG.PATH=interop/nacos/target/nacos-logs -cp "$CP" io.reactiveregistry.bench.nacos.NacosSideBySide \
   "${1:-200}" "${2:-both}" ${3:+"$3"}

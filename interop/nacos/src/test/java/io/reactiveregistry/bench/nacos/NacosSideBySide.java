@@ -48,6 +48,8 @@ public final class NacosSideBySide {
   static final int CLIENTS = 50;
   static final int SUBSCRIBERS = 100;
   static final int CHANGES = 20;
+  static final int WARM_UP_SERVICES = 400;
+  static final int WARM_UP_CHANGES = 5;
 
   public static void main(String[] args) throws Exception {
     int services = args.length > 0 ? Integer.parseInt(args[0]) : 200;
@@ -71,6 +73,10 @@ public final class NacosSideBySide {
     int port = NacosPorts.freePair();
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-Xms1g", "-XX:+UseG1GC"));
+    String extra = System.getProperty("bench.serverJvmArgs"); // a profiler's flags, say
+    if (extra != null && !extra.isBlank()) {
+      command.addAll(List.of(extra.trim().split("\\s+")));
+    }
     if (nacosJar == null) {
       command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "--in-memory",
           "--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0",
@@ -92,31 +98,26 @@ public final class NacosSideBySide {
       for (int i = 0; i < CLIENTS; i++) {
         clients.add(NamingFactory.createNamingService(properties(address)));
       }
+      // 0. Warm-up: the same calls, not measured, so that both JVMs have compiled their paths (a
+      // fresh JVM spends seconds of CPU compiling in its first seconds of load).
+      ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+      register(pool, clients, "warm-", WARM_UP_SERVICES, true);
+      System.out.println(name + ": warmed up");
       long heapBefore = heapUsed(server);
 
       // 1. Registrations from 50 clients at once.
-      ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
       long cpu = cpuMillis(server);
+      long compiling = compilerMillis(server);
       long start = System.nanoTime();
-      List<Future<?>> done = new ArrayList<>();
-      for (int c = 0; c < CLIENTS; c++) {
-        NamingService client = clients.get(c);
-        int instancePort = 20_000 + c;
-        done.add(pool.submit(() -> {
-          for (int s = 0; s < services; s++) {
-            client.registerInstance("svc-" + s, "127.0.0.1", instancePort);
-          }
-          return null;
-        }));
-      }
-      for (Future<?> each : done) {
-        each.get(10, TimeUnit.MINUTES);
-      }
+      register(pool, clients, "svc-", services, false);
       double seconds = (System.nanoTime() - start) / 1e9;
       long cpuUsed = cpuMillis(server) - cpu;
+      long compiled = compilerMillis(server) - compiling;
       int registrations = CLIENTS * services;
       rows.add(row("registrations, 50 clients at once: per second", registrations / seconds));
       rows.add(row("  server CPU per registration (µs)", cpuUsed * 1_000.0 / registrations));
+      rows.add(row("  the same without the JIT compiler's threads (µs)", (cpuUsed - compiled) * 1_000.0
+          / registrations));
       System.out.println(name + ": " + registrations + " registrations in " + String.format("%.1f s", seconds));
 
       // 2. Kept for a minute.
@@ -138,11 +139,11 @@ public final class NacosSideBySide {
       for (int i = 0; i < SUBSCRIBERS; i++) {
         NamingService subscriber = NamingFactory.createNamingService(properties(address));
         subscribers.add(subscriber);
-        boolean[] seen = new boolean[CHANGES + 1];
+        boolean[] seen = new boolean[WARM_UP_CHANGES + CHANGES + 1];
         subscriber.subscribe("push-target", event -> {
           for (Instance instance : ((NamingEvent) event).getInstances()) {
             int change = instance.getPort() - 30_000;
-            if (change >= 0 && change <= CHANGES && !seen[change]) {
+            if (change >= 1 && change <= WARM_UP_CHANGES + CHANGES && !seen[change]) {
               seen[change] = true;
               arrivals.computeIfAbsent(change, k -> Collections.synchronizedList(new ArrayList<>()))
                   .add(System.nanoTime());
@@ -156,14 +157,16 @@ public final class NacosSideBySide {
       Thread.sleep(3_000);
       NamingService publisher = clients.get(0);
       List<Long> latencies = new ArrayList<>();
-      for (int change = 1; change <= CHANGES; change++) {
+      for (int change = 1; change <= WARM_UP_CHANGES + CHANGES; change++) {
         expected[0] = change;
         round[0] = new CountDownLatch(SUBSCRIBERS);
         long sent = System.nanoTime();
         publisher.registerInstance("push-target", "127.0.0.1", 30_000 + change);
         round[0].await(30, TimeUnit.SECONDS);
-        for (long arrived : arrivals.getOrDefault(change, List.of())) {
-          latencies.add(arrived - sent);
+        if (change > WARM_UP_CHANGES) {
+          for (long arrived : arrivals.getOrDefault(change, List.of())) {
+            latencies.add(arrived - sent);
+          }
         }
         publisher.deregisterInstance("push-target", "127.0.0.1", 30_000 + change);
         Thread.sleep(1_000);
@@ -188,6 +191,30 @@ public final class NacosSideBySide {
       server.destroy();
       server.waitFor(30, TimeUnit.SECONDS);
       server.destroyForcibly();
+    }
+  }
+
+  /** Each client registers its instance in {@code services} services (and deregisters them, with {@code undo}). */
+  static void register(ExecutorService pool, List<NamingService> clients, String prefix, int services, boolean undo)
+      throws Exception {
+    List<Future<?>> done = new ArrayList<>();
+    for (int c = 0; c < clients.size(); c++) {
+      NamingService client = clients.get(c);
+      int instancePort = 20_000 + c;
+      done.add(pool.submit(() -> {
+        for (int s = 0; s < services; s++) {
+          client.registerInstance(prefix + s, "127.0.0.1", instancePort);
+        }
+        if (undo) {
+          for (int s = 0; s < services; s++) {
+            client.deregisterInstance(prefix + s, "127.0.0.1", instancePort);
+          }
+        }
+        return null;
+      }));
+    }
+    for (Future<?> each : done) {
+      each.get(10, TimeUnit.MINUTES);
     }
   }
 
@@ -228,6 +255,28 @@ public final class NacosSideBySide {
   static long cpuMillis(Process process) throws IOException {
     String[] stat = Files.readString(Path.of("/proc/" + process.pid() + "/stat")).split("\\) ")[1].split(" ");
     return (Long.parseLong(stat[11]) + Long.parseLong(stat[12])) * 10; // USER_HZ is 100 on Linux
+  }
+
+  /**
+   * CPU time so far of the process's JIT compiler threads ({@code C1/C2 CompilerThread}): what a
+   * JVM still compiling spends besides the work itself.
+   */
+  static long compilerMillis(Process process) throws IOException {
+    long ticks = 0;
+    try (var tasks = Files.list(Path.of("/proc/" + process.pid() + "/task"))) {
+      for (Path task : tasks.toList()) {
+        try {
+          if (Files.readString(task.resolve("comm")).startsWith("C")
+              && Files.readString(task.resolve("comm")).contains("CompilerThre")) {
+            String[] stat = Files.readString(task.resolve("stat")).split("\\) ")[1].split(" ");
+            ticks += Long.parseLong(stat[11]) + Long.parseLong(stat[12]);
+          }
+        } catch (IOException gone) {
+          // a thread that ended meanwhile
+        }
+      }
+    }
+    return ticks * 10;
   }
 
   /** Bytes of heap in use after a full GC, by the JDK's jcmd. */
