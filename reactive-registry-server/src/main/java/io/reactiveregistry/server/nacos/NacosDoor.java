@@ -2,12 +2,12 @@ package io.reactiveregistry.server.nacos;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.handler.ssl.SslContext;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.http.SlowClients;
 import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.ProtectedMode;
+import io.reactiveregistry.server.tls.ReloadingSslContext;
 import io.reactiveregistry.server.tls.TlsFiles;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -68,13 +68,13 @@ public final class NacosDoor {
    * @param tls the same as the HTTP ports' context (reloaded when the files change); null without TLS
    */
   public static @Nullable NacosDoor open(Settings settings, String host, RequestLayer layer, Access access,
-      ProtectedMode protectedMode, @Nullable TlsFiles tlsFiles, @Nullable SslContext tls, int maxMessageBytes,
+      ProtectedMode protectedMode, @Nullable TlsFiles tlsFiles, @Nullable ReloadingSslContext tls, int maxMessageBytes,
       ConnectionDoor.Limits connections, Duration idleTimeout, InstantSource clock, MeterRegistry meters) {
     if (!settings.enabled()) {
       return null;
     }
     NacosRequests requests = new NacosRequests(layer, access, clock, meters);
-    NacosGrpcServer grpc = new NacosGrpcServer(requests, host, settings.grpcPort(), maxMessageBytes, tlsFiles,
+    NacosGrpcServer grpc = new NacosGrpcServer(requests, host, settings.grpcPort(), maxMessageBytes, tlsFiles, tls,
         protectedMode, connections, clock).start();
     Gauge.builder("registry.nacos.connections", grpc, NacosGrpcServer::openConnections)
         .description("Nacos clients' gRPC connections open").register(meters);

@@ -20,13 +20,16 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
+import io.grpc.util.AdvancedTlsX509KeyManager;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.security.ProtectedMode;
+import io.reactiveregistry.server.tls.ReloadingSslContext;
 import io.reactiveregistry.server.tls.TlsFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Map;
@@ -67,7 +70,8 @@ final class NacosGrpcServer {
   private final Server server;
 
   NacosGrpcServer(NacosRequests requests, String host, int port, int maxMessageBytes, @Nullable TlsFiles tls,
-      ProtectedMode protectedMode, ConnectionDoor.Limits limits, InstantSource clock) {
+      @Nullable ReloadingSslContext reloads, ProtectedMode protectedMode, ConnectionDoor.Limits limits,
+      InstantSource clock) {
     this.requests = requests;
     this.limits = limits;
     ServerServiceDefinition request = ServerServiceDefinition.builder("Request")
@@ -84,7 +88,7 @@ final class NacosGrpcServer {
         return Contexts.interceptCall(Context.current().withValue(CALLER, connection), call, headers, next);
       }
     };
-    this.server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port), credentials(tls))
+    this.server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port), credentials(tls, reloads))
         .directExecutor()
         .maxInboundMessageSize(maxMessageBytes)
         .keepAliveTime(PING_INTERVAL.toMillis(), TimeUnit.MILLISECONDS)
@@ -202,19 +206,36 @@ final class NacosGrpcServer {
         .build();
   }
 
-  private static ServerCredentials credentials(@Nullable TlsFiles tls) {
+  /**
+   * The port's TLS, from the server's files, read again whenever the other ports read them again
+   * ({@code reloads}), so that a renewed certificate is served without a restart; the client CA,
+   * when given, read once.
+   */
+  private static ServerCredentials credentials(@Nullable TlsFiles tls, @Nullable ReloadingSslContext reloads) {
     if (tls == null) {
       return InsecureServerCredentials.create();
     }
     try {
-      TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder()
-          .keyManager(tls.certificate().toFile(), tls.key().toFile());
+      AdvancedTlsX509KeyManager keys = new AdvancedTlsX509KeyManager();
+      keys.updateIdentityCredentials(tls.certificate().toFile(), tls.key().toFile());
+      if (reloads != null) {
+        reloads.onReload(() -> {
+          try {
+            keys.updateIdentityCredentials(tls.certificate().toFile(), tls.key().toFile());
+          } catch (IOException | GeneralSecurityException e) {
+            log.error("the Nacos gRPC port keeps its certificate: the files read again are refused: {}",
+                e.getMessage());
+          }
+        });
+      }
+      TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder().keyManager(keys);
       if (tls.clientCa() != null) {
         builder.trustManager(tls.clientCa().toFile()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
       }
       return builder.build();
-    } catch (IOException e) {
-      throw new UncheckedIOException("the TLS files could not be read for the Nacos gRPC port: " + e.getMessage(), e);
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalStateException("the TLS files could not be read for the Nacos gRPC port: " + e.getMessage(),
+          e);
     }
   }
 

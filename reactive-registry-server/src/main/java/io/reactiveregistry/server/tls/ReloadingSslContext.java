@@ -12,6 +12,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSessionContext;
@@ -34,6 +35,8 @@ public final class ReloadingSslContext extends SslContext {
   private volatile SslContext current;
   private volatile byte[] stamp;
 
+  private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+
   private ReloadingSslContext(TlsFiles files, SslContext first, byte[] stamp) {
     this.files = files;
     this.current = first;
@@ -44,6 +47,14 @@ public final class ReloadingSslContext extends SslContext {
   public static ReloadingSslContext read(TlsFiles files) throws IOException {
     byte[][] contents = contents(files);
     return new ReloadingSslContext(files, build(files, contents), digest(contents));
+  }
+
+  /**
+   * Runs {@code listener} after each reload (on the polling thread): for a transport that builds
+   * its TLS from the same files its own way (the Nacos door's gRPC port).
+   */
+  public void onReload(Runnable listener) {
+    listeners.add(listener);
   }
 
   /** Polls the files every {@code every} on {@code scheduler} (one that may block). */
@@ -62,6 +73,7 @@ public final class ReloadingSslContext extends SslContext {
       stamp = now; // a broken set of files is reported once, not at every poll
       current = build(files, contents);
       log.info("TLS certificate and key read again from {}", files.certificate());
+      listeners.forEach(Runnable::run);
       return true;
     } catch (IOException | IllegalArgumentException e) {
       log.error("TLS files refused, the certificate before stays in use: {}", e.getMessage());
