@@ -34,6 +34,7 @@ import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -432,7 +433,7 @@ final class NacosHttpApi {
       if (value == null || value.isBlank()) {
         return fallback;
       }
-      return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+      return switch (value.trim().toLowerCase(Locale.ROOT)) {
         case "true" -> true;
         case "false" -> false;
         default -> throw new EdgeRefusal(ErrorCode.INVALID_PARAM, name + " must be true or false, not '" + value
@@ -470,9 +471,7 @@ final class NacosHttpApi {
     }
 
     NacosModel.Name name() {
-      NacosModel.Name name = NacosModel.name(text("namespaceId", null), text("groupName", null),
-          required("serviceName"));
-      return name;
+      return NacosModel.name(text("namespaceId", null), text("groupName", null), required("serviceName"));
     }
 
     NacosInstance instance() {

@@ -51,9 +51,4 @@ final class ViewFeeds {
         .refCount());
     return self.get();
   }
-
-  /** Feeds open now, for tests and gauges. */
-  int open() {
-    return feeds.size();
-  }
 }
