@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * down and comes back, and {@code clean} leaves nothing running. Needs the server jar, which
  * {@code mvn verify} builds before this module's tests.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class ClusterScriptTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 

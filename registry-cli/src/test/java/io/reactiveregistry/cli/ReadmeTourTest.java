@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -36,6 +37,7 @@ import picocli.CommandLine;
  * or watch a stream run as separate processes, as in the README's terminals, and Ctrl-C is the
  * end of that process.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class ReadmeTourTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String README = readme();

@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
@@ -23,6 +24,7 @@ import reactor.core.publisher.Flux;
  * A server process with a data directory is killed with SIGKILL, no clean shutdown, and started
  * again on the same directory: everything it acknowledged is back.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class CrashRecoveryTest {
   @TempDir
   Path dir;

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -42,6 +43,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * <p>With {@code -Ddashboard.screenshots=<dir>} the main pages are saved there as PNG files (the
  * README's pictures, in {@code docs/}).
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class DashboardBrowserTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
   private static final String CHROMIUM = System.getProperty("chromium.binary", "/usr/bin/chromium");

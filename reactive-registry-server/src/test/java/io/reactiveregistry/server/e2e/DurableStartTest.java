@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
@@ -21,6 +22,7 @@ import reactor.core.publisher.Flux;
  * How a durable server process starts: it restores everything before it opens a port or says it
  * is ready, and a second server pointed at a data directory in use refuses to start.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class DurableStartTest {
   private static final Pattern RESTORED = Pattern.compile("restored (\\d+) durable values");
 

@@ -15,7 +15,8 @@ public final class NacosPorts {
   public static int freePair() {
     for (int attempt = 0; attempt < 50; attempt++) {
       for (int port : MemberPorts.free(4)) {
-        if (port + 1000 < 65_536 && MemberPorts.bindable(port + 1000)) {
+        if (port + 1000 < 65_536 && MemberPorts.bindable(port + 1000)
+            && MemberPorts.reserve(port + 1000)) {
           return port;
         }
       }

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * error, subscribes and sees a change. Needs Node.js; {@code .ci/run} installs it, and the test
  * installs the npm packages itself.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class NodeClientTest {
   private static final Path CLIENT = Path.of("..", "interop", "node");
 

@@ -5,7 +5,7 @@ import reactor.blockhound.integration.BlockHoundIntegration;
 
 /**
  * BlockHound runs in every test JVM of the server and of the client (installed when the test plan
- * starts, by {@code blockhound-junit-platform}), so a blocking call on a Netty or Reactor
+ * starts, by {@link BlockingDetection}), so a blocking call on a Netty or Reactor
  * non-blocking thread fails the test that made it. These are the few library-internal short locks
  * it must not count, each at the exact frame that takes it. Registered through
  * {@code META-INF/services}; the client's tests get it from this module's test jar.

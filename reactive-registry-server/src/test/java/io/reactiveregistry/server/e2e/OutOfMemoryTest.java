@@ -11,6 +11,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
@@ -23,6 +24,7 @@ import reactor.core.publisher.Mono;
  * instead of going on with a dead log worker; until then every answer is the contract's JSON.
  * ({@code FatalErrorsTest} covers the server's own exit, for errors the JVM flag does not see.)
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class OutOfMemoryTest {
   @TempDir
   Path dir;

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * network namespace the test makes, reached from the test's side of a veth pair. Without
  * credentials it serves only loopback; {@code --allow-unauthenticated} opens it.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class ProtectedModeTest {
   private static final String REFUSAL = "protected mode";
 

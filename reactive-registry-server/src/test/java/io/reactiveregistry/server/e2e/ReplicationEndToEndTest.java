@@ -31,6 +31,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,6 +49,7 @@ import reactor.core.scheduler.Schedulers;
  * past the grace period loses its copies elsewhere and converges when it resumes. The tests share
  * one cluster and run in order.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicationEndToEndTest {
   private static final JsonCodec json = JsonCodec.json();

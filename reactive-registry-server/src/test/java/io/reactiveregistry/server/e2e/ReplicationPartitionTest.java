@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * drops the other's copies after the grace period, and once the links heal they converge on the
  * same instances without an operator.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class ReplicationPartitionTest {
   @TempDir
   Path dir;

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * speak mutual TLS too, so durable writes commit between them while a party without a certificate
  * from the cluster's CA is refused.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class ReplicationSecurityTest {
   private static final String OPERATOR = "cluster-ops-token-7d1f";
 

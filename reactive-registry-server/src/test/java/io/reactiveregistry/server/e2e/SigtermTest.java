@@ -7,10 +7,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The server as a separate process, stopped with SIGTERM as Kubernetes or systemd would. */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class SigtermTest {
   @TempDir
   Path dir;

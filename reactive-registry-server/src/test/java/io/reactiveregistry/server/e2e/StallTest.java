@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
@@ -21,6 +22,7 @@ import reactor.core.publisher.Flux;
  * their heartbeats keep arriving in its sockets; when it resumes, it must read them before it
  * judges anyone: no instance is pushed unhealthy or removed.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class StallTest {
   @TempDir
   Path dir;

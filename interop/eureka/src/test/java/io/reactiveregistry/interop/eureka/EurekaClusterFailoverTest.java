@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -33,6 +34,7 @@ import reactor.core.Disposable;
  * instance over), and the instance stays in every surviving member's views: a subscriber is never
  * pushed its removal.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class EurekaClusterFailoverTest {
   static final Duration WAIT = Duration.ofSeconds(60);
   final HttpClient http = HttpClient.newHttpClient();

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
@@ -23,6 +24,7 @@ import reactor.core.Disposable;
  * An Eureka application killed with SIGKILL sends no cancel: its instance goes when its lease ends
  * (3 s here), through expiry, as Eureka evicts it; an RSocket subscriber is pushed the removal.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class KilledEurekaApplicationTest {
   static final Duration WAIT = Duration.ofSeconds(30);
 

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
@@ -28,6 +29,7 @@ import reactor.core.Disposable;
  * leaves every view at once, pushed to an RSocket watcher and to a Nacos subscriber alike. (A peer
  * that vanishes without a close is found by the gRPC port's pings: within 15 s.)
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class KilledNacosApplicationTest {
   static final Duration WAIT = Duration.ofSeconds(30);
 

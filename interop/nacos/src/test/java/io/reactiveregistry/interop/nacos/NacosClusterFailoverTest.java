@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
@@ -34,6 +35,7 @@ import reactor.core.Disposable;
  * registration there, and its instance stays in every surviving member's views: a subscriber there
  * is never pushed its removal, and another Nacos client keeps seeing it.
  */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class NacosClusterFailoverTest {
   static final Duration WAIT = Duration.ofSeconds(60);
   final HttpClient http = HttpClient.newHttpClient();
