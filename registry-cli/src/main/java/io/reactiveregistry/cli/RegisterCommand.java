@@ -2,8 +2,11 @@ package io.reactiveregistry.cli;
 
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.Heartbeat;
 import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.RegisterResult;
 import io.reactiveregistry.protocol.message.Registration;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -12,11 +15,14 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 
 /**
  * {@code registry-cli register orders 127.0.0.5:8080 --hold}: an ephemeral instance lives as long
  * as the connection that registered it, so without {@code --persistent} the command holds the
- * connection until Ctrl-C; it refuses to register one that would be gone as it exits.
+ * connection until Ctrl-C, heartbeating the instance meanwhile at the interval the server
+ * returned; it refuses to register one that would be gone as it exits.
  */
 @Command(name = "register", mixinStandardHelpOptions = true,
     description = {"Registers an instance. An ephemeral one (the default) lives while this command holds its "
@@ -66,9 +72,21 @@ final class RegisterCommand implements Callable<Integer> {
         disabled ? Boolean.FALSE : null, null, null, metadata);
     Registration body = new Registration(names.namespace, names.group, service, !persistent, instance);
     return cli.run(session -> {
-      cli.print(session.request(Route.INSTANCE_REGISTER.routeName(), JsonCodec.json().encodeToString(body)));
+      String answer = session.request(Route.INSTANCE_REGISTER.routeName(), JsonCodec.json().encodeToString(body));
+      cli.print(answer);
       if (hold) {
-        cli.hold(session);
+        // Held ephemeral instances heartbeat at the interval the server returned, as a client
+        // does: the connection alone keeps an instance only while it is open, and the server
+        // judges one that sends no heartbeats unhealthy, then removes it.
+        Disposable heartbeats = persistent ? Disposables.disposed() : session.every(
+            Duration.ofMillis(JsonCodec.json().decode(answer, RegisterResult.class).heartbeatIntervalMs()),
+            Route.INSTANCE_HEARTBEAT.routeName(), JsonCodec.json().encodeToString(
+                new Heartbeat(names.namespace, names.group, service, instance)));
+        try {
+          cli.hold(session);
+        } finally {
+          heartbeats.dispose();
+        }
       }
     });
   }

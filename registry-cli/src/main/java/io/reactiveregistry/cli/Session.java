@@ -14,6 +14,7 @@ import io.rsocket.util.DefaultPayload;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -55,6 +56,18 @@ final class Session implements AutoCloseable {
 
   void fire(String route, String json) {
     rsocket.fireAndForget(payload(route, json)).block(TIMEOUT);
+  }
+
+  /**
+   * Fires {@code json} on {@code route} every {@code interval} until the connection closes or the
+   * returned handle is disposed: an ephemeral instance's heartbeats while the command holds it.
+   */
+  Disposable every(Duration interval, String route, String json) {
+    return Flux.interval(interval, interval)
+        .onBackpressureDrop()
+        .concatMap(tick -> rsocket.fireAndForget(payload(route, json)).onErrorResume(error -> Mono.empty()), 1)
+        .takeUntilOther(rsocket.onClose())
+        .subscribe();
   }
 
   Flux<String> stream(String route, String json) {

@@ -8,6 +8,7 @@ import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.ServiceSummary;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.core.HeartbeatTimings;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -22,9 +23,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Each task subcommand of registry-cli against a real server, over TCP and WebSocket, with its exit codes. */
+@Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class SubcommandsTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
@@ -152,6 +155,32 @@ class SubcommandsTest {
     assertThat(watcher.waitFor()).isZero();
     assertThat(watched).hasSize(3);
     assertThat(watched.get(2)).matches("#\\d+ REMOVE 127\\.0\\.0\\.5#8080#DEFAULT");
+  }
+
+  @Test
+  void aHeldEphemeralInstanceIsHeartbeatedUntilCtrlC() throws Exception {
+    // Heartbeats every 200 ms, unhealthy after 1 s without one, removed after 2 s.
+    RegistryServer quick = RegistryServer.start(ServerConfig.ephemeralLoopback()
+        .withHeartbeat(new HeartbeatTimings(200, 1_000, 2_000))).block(WAIT);
+    String target = "tcp://127.0.0.1:" + quick.tcpPort();
+    try {
+      List<String> held = new CopyOnWriteArrayList<>();
+      Process holder = spawn(held, new CopyOnWriteArrayList<>(), "--target", target, "register", "orders",
+          "127.0.0.5:8080", "--hold");
+      await().atMost(WAIT).until(() -> !held.isEmpty());
+      // Twice the delete timeout on, present and healthy all along: only heartbeats keep it so.
+      await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(8)).until(() -> {
+        ServiceSnapshot view = JsonCodec.json().decode(cli("--target", target, "instances", "orders", "--json").out(),
+            ServiceSnapshot.class);
+        return view.instances().size() == 1 && Boolean.TRUE.equals(view.instances().get(0).healthy());
+      });
+
+      holder.destroy(); // Ctrl-C
+      await().atMost(WAIT).until(() -> JsonCodec.json().decode(cli("--target", target, "instances", "orders",
+          "--json").out(), ServiceSnapshot.class).instances().isEmpty());
+    } finally {
+      quick.disposeNow(Duration.ofSeconds(5));
+    }
   }
 
   @Test
