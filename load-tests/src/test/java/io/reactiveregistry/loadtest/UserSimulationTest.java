@@ -45,6 +45,41 @@ class UserSimulationTest {
     }
   }
 
+  /**
+   * A feeder whose file a parameter names reads it when a user first takes a record: run from a
+   * folder without a file of the default name, the simulation registers what the given file lists.
+   */
+  @Test
+  void aFeedersFileNamedByAParameterIsReadOnlyWhenUsersTakeFromIt(@TempDir Path files) throws Exception {
+    assertThat(Path.of("fleet.csv")).as("no file of the default name where the test runs").doesNotExist();
+    Path fleet = files.resolve("my-fleet.csv");
+    Files.writeString(fleet, "service,ip,port\nfed-fleet,127.0.0.21,8080\nfed-fleet,127.0.0.22,8080\n"
+        + "fed-fleet,127.0.0.23,8080\n");
+    RegistryServer server = RegistryServer.start(ServerConfig.ephemeralLoopback()).block(Duration.ofSeconds(10));
+    try {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int code = LoadTestMain.execute(new String[] {"com.example.loadtest.FedFleet", "--target",
+          "tcp://127.0.0.1:" + server.tcpPort(), "--reports-dir", reports.toString(), "--fleet", fleet.toString()},
+          new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+      String printed = out.toString(StandardCharsets.UTF_8);
+      assertThat(code).as(printed + err).isZero();
+      Path stats = Path.of(printed.lines().filter(line -> line.startsWith("stats:")).findFirst().orElseThrow()
+          .substring("stats:".length()).trim());
+      assertThat(StatsFile.read(stats).request("register").count()).isEqualTo(3);
+
+      // Without the parameter, the file of the default name is missing: the users fail saying so.
+      ByteArrayOutputStream missing = new ByteArrayOutputStream();
+      int failed = LoadTestMain.execute(new String[] {"com.example.loadtest.FedFleet", "--target",
+          "tcp://127.0.0.1:" + server.tcpPort(), "--reports-dir", reports.toString()},
+          new PrintStream(missing, true, StandardCharsets.UTF_8), new PrintStream(missing, true, StandardCharsets.UTF_8));
+      assertThat(failed).isEqualTo(1);
+      assertThat(missing.toString(StandardCharsets.UTF_8)).contains("fleet.csv");
+    } finally {
+      server.disposeNow(Duration.ofSeconds(5));
+    }
+  }
+
   /** The README's "Writing your own simulation" shows MyFleet exactly as compiled and run here. */
   @Test
   void theReadmeShowsMyFleetVerbatim() throws Exception {

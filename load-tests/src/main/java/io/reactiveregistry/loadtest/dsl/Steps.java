@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The steps a virtual user can run. Request names recorded in the metrics: {@code connect},
@@ -343,9 +344,15 @@ public final class Steps {
     });
   }
 
-  /** Puts the feeder's next record in the user's session, for the {@code ...Fed} steps. */
+  /**
+   * Puts the feeder's next record in the user's session, for the {@code ...Fed} steps. The first
+   * take reads the feeder's file, on a thread that may block rather than the user's event loop.
+   */
   public static Step feed(Feeder feeder) {
-    return user -> Mono.fromRunnable(() -> user.session().put(FED, feeder.next()));
+    return user -> {
+      Mono<Void> take = Mono.fromRunnable(() -> user.session().put(FED, feeder.next()));
+      return feeder.loaded() ? take : take.subscribeOn(Schedulers.boundedElastic());
+    };
   }
 
   /**

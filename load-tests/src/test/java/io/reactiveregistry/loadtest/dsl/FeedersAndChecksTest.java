@@ -68,7 +68,7 @@ class FeedersAndChecksTest {
     assertThat(Feeder.json(json).next()).containsExactlyInAnyOrderEntriesOf(
         Map.of("service", "fed-j", "ip", "127.0.0.21", "port", "9000", "metadata.zone", "j"));
     Path ragged = Files.writeString(dir.resolve("ragged.csv"), "service,ip\nx\n");
-    assertThatThrownBy(() -> Feeder.csv(ragged)).hasMessageContaining("line 2 has 1 fields, the header 2");
+    assertThatThrownBy(() -> Feeder.csv(ragged).next()).hasMessageContaining("line 2 has 1 fields, the header 2");
   }
 
   /** Against a real server: fed registrations, a check that holds and one that fails into the errors table. */
