@@ -62,6 +62,11 @@ final class ConnectionManager implements Disposable {
   private volatile boolean closed;
   private volatile Disposable connecting;
   private volatile Link current;
+  /**
+   * Whether no server can be reached now: a connection was lost, or an attempt failed, and none
+   * has succeeded since. (Not while the first attempt is still under way.)
+   */
+  private volatile boolean unreachable;
 
   ConnectionManager(List<URI> servers, String clientName, @Nullable String token, @Nullable ClientTls tls,
       Duration minBackoff, Duration maxBackoff, Duration connectTimeout, RandomGenerator random, ClientMeters meters) {
@@ -109,12 +114,23 @@ final class ConnectionManager implements Disposable {
     return link != null && !link.socket().isDisposed();
   }
 
+  /**
+   * True while no server can be reached: the client lost its connection or failed to make one,
+   * and no attempt has succeeded since. Reads then answer from what the client saw last at once,
+   * rather than wait for a connection that is not coming within their timeout.
+   */
+  boolean unreachable() {
+    return unreachable && !connected();
+  }
+
   private void connect() {
     connecting = Mono.defer(this::connectOnce)
         .retryWhen(Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).jitter(0.5)
             .filter(error -> !closed)
-            .doBeforeRetry(signal -> log.debug("connect attempt {} failed: {}", signal.totalRetries() + 1,
-                signal.failure().toString())))
+            .doBeforeRetry(signal -> {
+              unreachable = true;
+              log.debug("connect attempt {} failed: {}", signal.totalRetries() + 1, signal.failure().toString());
+            }))
         .subscribe(this::connected, error -> log.debug("stopped connecting: {}", error.toString()));
   }
 
@@ -137,6 +153,7 @@ final class ConnectionManager implements Disposable {
       return;
     }
     current = link;
+    unreachable = false;
     meters.connected(true);
     if (link.generation() > 1) {
       meters.reconnected();
@@ -150,6 +167,7 @@ final class ConnectionManager implements Disposable {
             return;
           }
           current = null;
+          unreachable = true;
           meters.connected(false);
           log.warn("lost the connection to registry {}; reconnecting", link.server());
           publish(Optional.empty());

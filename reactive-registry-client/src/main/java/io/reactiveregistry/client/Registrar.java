@@ -9,8 +9,9 @@ import io.reactiveregistry.protocol.message.InstanceRef;
 import io.reactiveregistry.protocol.message.RegisterResult;
 import io.reactiveregistry.protocol.message.Registration;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -30,6 +31,10 @@ import reactor.util.retry.Retry;
  * together. A heartbeat names its instance, so a server that lost it (an expiry during a long
  * pause) re-creates it.
  *
+ * <p>One registration per instance: registering an instance this client already keeps (the same
+ * service and instance id) replaces that registration — its heartbeats and its redo are the new
+ * one's, and the old handle is no longer active — so deregistering the new handle ends it.
+ *
  * <p>A redo that fails (a timeout, {@code LIMIT_EXCEEDED}, a server still starting) is retried
  * with backoff on the same connection until it succeeds, the connection is lost (the next one
  * redoes it) or the registration ends; each failure is counted. Until it succeeds the instance is
@@ -46,7 +51,8 @@ final class Registrar implements Disposable {
   private final Duration minBackoff;
   private final Duration maxBackoff;
   private final ClientMeters meters;
-  private final Set<Active> active = ConcurrentHashMap.newKeySet();
+  /** Each kept instance's registration, by its service and instance id. */
+  private final Map<String, Active> active = new ConcurrentHashMap<>();
   private final Disposable redo;
   private final Disposable ticker;
 
@@ -64,7 +70,7 @@ final class Registrar implements Disposable {
   /** Sends, on the connection each was registered on, every heartbeat whose time has come. */
   private void sendDueHeartbeats() {
     long now = System.nanoTime();
-    for (Active registration : active) {
+    for (Active registration : active.values()) {
       registration.beatIfDue(now);
     }
   }
@@ -73,15 +79,15 @@ final class Registrar implements Disposable {
     return active.size();
   }
 
-  Set<Active> active() {
-    return active;
+  Collection<Active> active() {
+    return active.values();
   }
 
   Mono<io.reactiveregistry.client.Registration> register(ServiceName service, boolean ephemeral, InstanceBody instance) {
     Registration body = new Registration(service.namespace(), service.group(), service.service(), ephemeral, instance);
     return connections.link(requestTimeout).flatMap(link -> send(link, body).map(result -> {
       Active registration = new Active(service, ephemeral, instance, result);
-      active.add(registration);
+      active.put(registration.key(), registration); // replaces this client's earlier one, if any
       registration.keepAlive(link, result.heartbeatIntervalMs());
       // The connection may have been replaced while the answer was on its way, after the new
       // connection's redo looked at the registrations: then this one is registered again here.
@@ -102,7 +108,7 @@ final class Registrar implements Disposable {
 
   /** On a new connection, every registration made on an older one is made again. */
   private void redo(Link link) {
-    for (Active registration : active) {
+    for (Active registration : active.values()) {
       if (registration.generation < link.generation()) {
         registerAgain(registration, link);
       }
@@ -127,9 +133,9 @@ final class Registrar implements Disposable {
           }
         })
         .retryWhen(Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).jitter(0.5)
-            .filter(error -> active.contains(registration) && !link.socket().isDisposed()))
+            .filter(error -> registration.kept() && !link.socket().isDisposed()))
         .subscribe(result -> {
-          if (active.contains(registration)) {
+          if (registration.kept()) {
             registration.keepAlive(link, result.heartbeatIntervalMs());
             if (failures.get() > 0) {
               log.info("registered {} again on {} after {} failed attempt(s)", registration.instanceId(),
@@ -171,6 +177,15 @@ final class Registrar implements Disposable {
     @Override
     public boolean ephemeral() {
       return ephemeral;
+    }
+
+    String key() {
+      return service.namespace() + '\u0000' + service.group() + '\u0000' + service.service() + '\u0000' + instanceId;
+    }
+
+    /** Whether this is the registration the client keeps for its instance (not deregistered, not replaced). */
+    boolean kept() {
+      return active.get(key()) == this;
     }
 
     Registration body() {
@@ -227,7 +242,7 @@ final class Registrar implements Disposable {
      */
     @Override
     public boolean isActive() {
-      if (!active.contains(this)) {
+      if (!kept()) {
         return false;
       }
       if (!ephemeral) {
@@ -242,8 +257,14 @@ final class Registrar implements Disposable {
     @Override
     public Mono<Boolean> deregister() {
       return Mono.defer(() -> {
-        if (!active.remove(this)) {
-          return Mono.just(false);
+        if (!active.remove(key(), this)) {
+          return Mono.just(false); // deregistered already, or replaced by a later registration
+        }
+        if (connections.unreachable()) { // no waiting out the timeout for a server that is not there
+          return Mono.error(new RegistryUnavailableException("no registry server reachable: " + instanceId
+              + " is no longer kept by this client, and " + (ephemeral
+              ? "the server releases it with the lost connection" : "stays registered until deregistered again"),
+              null));
         }
         InstanceRef ref = new InstanceRef(service.namespace(), service.group(), service.service(),
             InstanceBody.ref(instance.ip(), instance.port(), instance.cluster()));

@@ -27,7 +27,8 @@ public interface Registration {
   Duration heartbeatInterval();
 
   /**
-   * Whether the instance is registered now: false once deregistered or once the client is closed,
+   * Whether the instance is registered now: false once deregistered, replaced by a later
+   * registration of the same instance, or once the client is closed,
    * and, for an ephemeral instance, also while it is not registered on the client's current
    * connection (between a lost connection and its registration again on the next one, which is
    * retried with backoff until it succeeds).
@@ -35,9 +36,12 @@ public interface Registration {
   boolean isActive();
 
   /**
-   * Stops heartbeating and removes the instance from the registry.
+   * Stops heartbeating and removes the instance from the registry. While no server can be
+   * reached it fails at once with {@link RegistryUnavailableException}, the registration ended on
+   * the client's side (an ephemeral instance goes with its lost connection).
    *
-   * @return whether the server removed it (false: it was already gone)
+   * @return whether the server removed it (false: it was already gone, or this handle was replaced
+   *     by a later registration of the same instance, which is the one to deregister)
    */
   Mono<Boolean> deregister();
 }

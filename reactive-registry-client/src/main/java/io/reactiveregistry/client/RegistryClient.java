@@ -50,6 +50,7 @@ public final class RegistryClient {
   private final Registrar registrar;
   private final Watches watches;
   private final InstanceChooser chooser;
+  private final LastSeen lastSeen = new LastSeen();
   private final Duration requestTimeout;
   private final boolean deregisterOnClose;
 
@@ -59,7 +60,8 @@ public final class RegistryClient {
         builder.maxBackoff, builder.connectTimeout, builder.random, meters);
     this.registrar = new Registrar(connections, builder.requestTimeout, builder.minBackoff, builder.maxBackoff,
         meters);
-    this.watches = new Watches(connections, builder.watchGracePeriod, builder.reconnectSettle);
+    this.watches = new Watches(connections, builder.watchGracePeriod, builder.reconnectSettle, builder.minBackoff,
+        builder.maxBackoff);
     this.chooser = new InstanceChooser(builder.random);
     this.requestTimeout = builder.requestTimeout;
     this.deregisterOnClose = builder.deregisterOnClose;
@@ -78,7 +80,10 @@ public final class RegistryClient {
 
   /**
    * Registers an instance. A persistent one ({@code ephemeral = false}) is not heartbeated: the
-   * server checks it itself and keeps it until it is deregistered.
+   * server checks it itself and keeps it until it is deregistered. Registering an instance this
+   * client already keeps (same service, address and cluster) replaces that registration: one
+   * heartbeat stream and one redo per instance, the earlier handle no longer active, and the new
+   * handle's {@link Registration#deregister()} removes it.
    */
   public Mono<Registration> register(ServiceName service, InstanceBody instance, boolean ephemeral) {
     return Mono.defer(() -> registrar.register(service, ephemeral, checked(instance)));
@@ -89,13 +94,24 @@ public final class RegistryClient {
     return query(service, List.of(), false);
   }
 
+  /**
+   * One snapshot of a view. While no server can be reached (the connection lost, or attempts
+   * failing), answered at once from the last answer to the same query or the last pushed view of
+   * a watch, else failed at once with {@link RegistryUnavailableException}.
+   */
   public Mono<ServiceSnapshot> query(ServiceName service, @Nullable List<String> clusters, boolean healthyOnly) {
     return Mono.defer(() -> {
+      Watches.Key key = Watches.key(service, clusters(clusters), healthyOnly);
+      if (connections.unreachable()) {
+        ServiceSnapshot known = lastSeen.snapshot(key, watches.last(key));
+        return known != null ? Mono.just(known) : Mono.error(unreachable("a view of " + service));
+      }
       Query query = new Query(service.namespace(), service.group(), service.service(), clusters(clusters),
           healthyOnly);
       return connections.link(requestTimeout)
           .flatMap(link -> link.socket().requestResponse(Wire.payload(Route.SERVICE_QUERY.routeName(), query)))
           .map(answer -> Wire.decode(answer, ServiceSnapshot.class))
+          .doOnNext(snapshot -> lastSeen.snapshot(key, snapshot))
           .timeout(requestTimeout)
           .onErrorMap(Wire::translate);
     });
@@ -103,13 +119,30 @@ public final class RegistryClient {
 
   /**
    * The services of a namespace and group (a null group: every group), as their summaries, all
-   * pages of {@code service.list} in order.
+   * pages of {@code service.list} in order. While no server can be reached, the last list this
+   * client read of them, at once (else {@link RegistryUnavailableException} at once).
    */
   public Flux<ServiceSummary> services(String namespace, @Nullable String group) {
-    return Flux.defer(() -> servicePage(namespace, group, 1)
-        .expand(page -> page.services().size() < LIST_PAGE_SIZE ? Mono.empty()
-            : servicePage(namespace, group, page.page() + 1))
-        .concatMapIterable(ListedPage::services));
+    return Flux.defer(() -> {
+      if (connections.unreachable()) {
+        List<ServiceSummary> known = lastSeen.services(namespace, group);
+        return known != null ? Flux.fromIterable(known)
+            : Flux.error(unreachable("the services of " + namespace + (group == null ? "" : "/" + group)));
+      }
+      return servicePage(namespace, group, 1)
+          .expand(page -> page.services().size() < LIST_PAGE_SIZE ? Mono.empty()
+              : servicePage(namespace, group, page.page() + 1))
+          .concatMapIterable(ListedPage::services)
+          .collectList()
+          .doOnNext(all -> lastSeen.services(namespace, group, all))
+          .flatMapIterable(all -> all);
+    });
+  }
+
+  /** What a read that cannot be answered from what was seen fails with while no server can be reached. */
+  private RegistryUnavailableException unreachable(String what) {
+    return new RegistryUnavailableException("no registry server reachable (servers: " + connections.servers()
+        + "), and " + what + " was never read before", null);
   }
 
   private Mono<ListedPage> servicePage(String namespace, @Nullable String group, int page) {
@@ -145,10 +178,11 @@ public final class RegistryClient {
    * One instance to call: weighted random among healthy, enabled instances of weight above 0, from
    * the service's healthy-only view. When that view's protection is triggered (fewer healthy
    * instances than the service's {@code protectThreshold} asks for), protection wins: the choice
-   * is among every enabled instance of weight above 0, healthy or not. Fails with
-   * {@link RegistryUnavailableException} when no view arrives within the request timeout (no
-   * server reachable and none seen before), and {@link NoInstanceAvailableException} when the
-   * view has nothing to call.
+   * is among every enabled instance of weight above 0, healthy or not. While no server can be
+   * reached, chosen at once from the last view seen. Fails with
+   * {@link RegistryUnavailableException} when no view arrives within the request timeout, or at
+   * once while no server can be reached and no view of the service was seen, and
+   * {@link NoInstanceAvailableException} when the view has nothing to call.
    */
   public Mono<InstanceBody> choose(ServiceName service) {
     return choose(service, null);
@@ -156,14 +190,30 @@ public final class RegistryClient {
 
   /** As {@link #choose(ServiceName)}, preferring {@code cluster} when it has any such instance. */
   public Mono<InstanceBody> choose(ServiceName service, @Nullable String cluster) {
-    return watch(service, List.of(), true).next()
-        .timeout(requestTimeout, Mono.error(() -> new RegistryUnavailableException("no view of " + service
-            + " within " + requestTimeout + ": no registry server reachable, and none seen before", null)))
-        .map(view -> chooser.choose(view, cluster));
+    return Mono.defer(() -> {
+      Watches.Key key = Watches.key(service, List.of(), true);
+      if (connections.unreachable() && watches.last(key) == null) {
+        return Mono.error(unreachable("a view of " + service));
+      }
+      return watch(service, List.of(), true).next()
+          .timeout(requestTimeout, Mono.error(() -> new RegistryUnavailableException("no view of " + service
+              + " within " + requestTimeout + ": no registry server reachable, and none seen before", null)))
+          .map(view -> chooser.choose(view, cluster));
+    });
   }
+
 
   public boolean isConnected() {
     return connections.connected();
+  }
+
+  /**
+   * True while no registry server can be reached: the connection was lost or attempts failed, and
+   * none has succeeded since (not while the first attempt is under way). Reads then answer at once
+   * from what the client saw last, or fail at once.
+   */
+  public boolean isUnreachable() {
+    return connections.unreachable();
   }
 
   /** The instances this client keeps registered. */
@@ -174,10 +224,13 @@ public final class RegistryClient {
   /**
    * Deregisters the ephemeral instances this client registered (unless built with
    * {@code deregisterOnClose(false)}) and closes the connection; watches end. Persistent instances
-   * stay: they belong to no connection.
+   * stay: they belong to no connection. While no server can be reached it closes at once, deregistering
+   * nothing (ephemeral instances go with their connection).
    */
   public Mono<Void> close() {
-    Mono<Void> deregister = deregisterOnClose
+    // Not while no server can be reached: the instances go with their connection anyway, and
+    // waiting out the request timeout would only delay the application's shutdown.
+    Mono<Void> deregister = deregisterOnClose && !connections.unreachable()
         ? Flux.fromIterable(registrar.active()).filter(Registration::ephemeral)
             .flatMap(r -> r.deregister().onErrorResume(e -> Mono.empty()))
             .then().timeout(requestTimeout, Mono.empty())

@@ -1,6 +1,7 @@
 package io.reactiveregistry.client;
 
 import io.reactiveregistry.client.ConnectionManager.Link;
+import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.Query;
@@ -16,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.retry.Retry;
 
 /**
  * Watched views. One server subscription per distinct view however many callers watch it; the
@@ -24,7 +26,11 @@ import reactor.core.scheduler.Schedulers;
  * again, resuming from the last revision applied (the server sends only what was missed, or a
  * fresh snapshot when it no longer can); while disconnected the last view is repeated,
  * flagged stale, and an empty snapshot right after a reconnect is held back (see
- * {@link #holdBackEmpty}).
+ * {@link #holdBackEmpty}). A refused first subscription ends the watch with the refusal (the
+ * caller asked for something the server does not serve it); a refused re-subscription (a server
+ * still starting, over a limit, a token being renewed) is retried with the reconnect backoff on
+ * that connection, the last view repeated meanwhile, unless the server says the service is not
+ * found.
  */
 final class Watches {
   /** What is watched: a service, some clusters (empty: all), healthy-only or not. */
@@ -33,13 +39,24 @@ final class Watches {
   private final ConnectionManager connections;
   private final Duration grace;
   private final Duration settle;
+  private final Duration minBackoff;
+  private final Duration maxBackoff;
   private final Map<Key, Flux<ServiceView>> shared = new ConcurrentHashMap<>();
   private final Map<Key, Boolean> live = new ConcurrentHashMap<>();
+  /**
+   * Each view's latest, kept after its watch ends: a watch opened again while no server is
+   * reachable starts from it (stale), and so do {@code choose} and the client's other reads.
+   * Bounded: past {@link #MAX_KEPT_VIEWS} views it starts again empty.
+   */
+  private final Map<Key, ServiceView> lastViews = new ConcurrentHashMap<>();
+  private static final int MAX_KEPT_VIEWS = 10_000;
 
-  Watches(ConnectionManager connections, Duration grace, Duration settle) {
+  Watches(ConnectionManager connections, Duration grace, Duration settle, Duration minBackoff, Duration maxBackoff) {
     this.connections = connections;
     this.grace = grace;
     this.settle = settle;
+    this.minBackoff = minBackoff;
+    this.maxBackoff = maxBackoff;
   }
 
   /** How many distinct views currently hold a server subscription. */
@@ -51,13 +68,18 @@ final class Watches {
     return shared.computeIfAbsent(key, this::share);
   }
 
+  /** The latest view of {@code key} this client has seen, if any; up to date only while connected. */
+  @Nullable ServiceView last(Key key) {
+    return lastViews.get(key);
+  }
+
   /** Raw events across reconnects: each new connection starts with a fresh SNAPSHOT. */
   Flux<ServiceEvent> events(Key key) {
     return connections.links().switchMap(link -> link.isPresent() ? stream(link.get(), key) : Flux.never());
   }
 
   private Flux<ServiceView> share(Key key) {
-    AtomicReference<ServiceView> last = new AtomicReference<>();
+    AtomicReference<ServiceView> last = new AtomicReference<>(lastViews.get(key));
     return Flux.defer(() -> {
       FoldedState state = new FoldedState(key.service());
       return connections.links().switchMap(link -> {
@@ -66,10 +88,20 @@ final class Watches {
           return seen == null ? Flux.<ServiceView>never() : Flux.just(seen.asStale()).concatWith(Flux.never());
         }
         // Resumes from the last revision applied: only what was missed comes, or a fresh snapshot.
-        Flux<ServiceView> fresh = fold(state, stream(link.get(), key, state.resumePoint(), true));
+        Flux<ServiceEvent> events = Flux.defer(() -> stream(link.get(), key, state.resumePoint(), true));
         ServiceView seen = last.get();
+        if (seen != null) { // a re-subscription: a refusal is retried (see above), the stale view kept meanwhile
+          events = events.retryWhen(resubscriptions());
+        }
+        Flux<ServiceView> fresh = fold(state, events);
         return seen == null || seen.instances().isEmpty() ? fresh : holdBackEmpty(fresh);
-      }).doOnNext(last::set);
+      }).doOnNext(view -> {
+        last.set(view);
+        if (lastViews.size() >= MAX_KEPT_VIEWS && !lastViews.containsKey(key)) {
+          lastViews.clear();
+        }
+        lastViews.put(key, view);
+      });
     })
         .doOnSubscribe(s -> live.put(key, Boolean.TRUE))
         .doFinally(signal -> live.remove(key))
@@ -102,6 +134,12 @@ final class Watches {
       });
       return Flux.merge(passed, release);
     });
+  }
+
+  /** A refused re-subscription, tried again with the reconnect backoff unless the service is not found. */
+  private Retry resubscriptions() {
+    return Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).jitter(0.5)
+        .filter(error -> !(error instanceof RegistryErrorException refusal && refusal.code() == ErrorCode.NOT_FOUND));
   }
 
   private Flux<ServiceEvent> stream(Link link, Key key) {

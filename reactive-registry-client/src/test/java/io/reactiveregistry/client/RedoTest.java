@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
+import io.reactiveregistry.protocol.message.DeregisterResult;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.RegisterResult;
@@ -36,6 +37,7 @@ class RedoTest {
   /** How many register requests to refuse from now on. */
   private final AtomicInteger refuseNext = new AtomicInteger();
   private final AtomicInteger registers = new AtomicInteger();
+  private final AtomicInteger deregisters = new AtomicInteger();
   /** Which connection (by the order they were accepted) each heartbeat arrived on. */
   private final List<Integer> heartbeatsOn = new CopyOnWriteArrayList<>();
   private final AtomicInteger connections = new AtomicInteger();
@@ -82,6 +84,34 @@ class RedoTest {
     }
   }
 
+  @Test
+  void registeringAnInstanceAgainReplacesItsRegistrationAndDeregisteringTheNewOneEndsIt() {
+    InstanceBody instance = InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of());
+    Registration first = client.register(ServiceName.of("orders"), instance).block(WAIT);
+    Registration second = client.register(ServiceName.of("orders"), instance).block(WAIT);
+    assertThat(client.registrations()).containsExactly(second);
+    assertThat(first.isActive()).as("replaced").isFalse();
+    assertThat(second.isActive()).isTrue();
+    assertThat(first.deregister().block(WAIT)).as("a replaced handle removes nothing").isFalse();
+    assertThat(deregisters.get()).isZero();
+
+    assertThat(second.deregister().block(WAIT)).isTrue();
+    assertThat(client.registrations()).isEmpty();
+    // No heartbeat stream is left (one would send every 100 ms), and a reconnect redoes nothing.
+    server.dispose();
+    peers.get(0).dispose();
+    await().atMost(WAIT).until(() -> !client.isConnected());
+    CloseableChannel again = bind(port);
+    try {
+      await().atMost(WAIT).until(client::isConnected);
+      int heartbeats = heartbeatsOn.size();
+      await().during(Duration.ofMillis(600)).atMost(WAIT).until(() -> registers.get() == 2);
+      assertThat(heartbeatsOn).hasSize(heartbeats);
+    } finally {
+      again.dispose();
+    }
+  }
+
   /** A scripted server on {@code port}: answers registrations (refusing as told) and counts heartbeats. */
   private CloseableChannel bind(int port) {
     return RSocketServer.create((setup, peer) -> {
@@ -96,8 +126,13 @@ class RedoTest {
     return new RSocket() {
       @Override
       public Mono<Payload> requestResponse(Payload payload) {
-        boolean info = RouteMetadata.routes(payload.sliceMetadata()).contains("server.info");
+        List<String> routes = RouteMetadata.routes(payload.sliceMetadata());
+        boolean info = routes.contains("server.info");
         payload.release();
+        if (routes.contains("instance.deregister")) {
+          deregisters.incrementAndGet();
+          return Mono.just(DefaultPayload.create(JsonCodec.json().encode(new DeregisterResult(true, 2))));
+        }
         if (info) { // asked by the client for the cluster's members: this server does not say
           return Mono.error(new ApplicationErrorException(JsonCodec.json().encodeToString(
               new ErrorBody("UNKNOWN_ROUTE", "not served by this scripted server"))));

@@ -9,10 +9,14 @@ import io.reactiveregistry.client.ServiceName;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.spring.health.RegistryHealthIndicator;
 import java.time.Duration;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.client.discovery.DiscoveryClient;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
 
 /** An application starts while the registry is down, keeps trying, and registers once it is up. */
 class RegistryDownTest {
@@ -49,5 +53,56 @@ class RegistryDownTest {
         server.disposeNow(WAIT);
       }
     }
+  }
+
+  /**
+   * With every member killed, what Kubernetes' probes and callers ask of a running application
+   * answers at once from the last views: {@code /actuator/health} (Spring Cloud's discovery health
+   * calls {@code getServices()}), {@code getServices()} and {@code getInstances()}. A probe's
+   * default timeout is 1 s; waiting out the 10 s request timeout would restart every application.
+   */
+  @Test
+  void withEveryMemberKilledHealthAndDiscoveryAnswerAtOnceFromTheLastViews() {
+    int registryPort = TestApps.freePort();
+    RegistryServer server = TestApps.server(registryPort);
+    ConfigurableApplicationContext orders = TestApps.start(TestApps.Whoami.class, "orders", registryPort,
+        "reactive-registry.request-timeout=10s");
+    try {
+      DiscoveryClient discovery = orders.getBean(DiscoveryClient.class);
+      int port = TestApps.port(orders);
+      await().atMost(WAIT).until(() -> discovery.getInstances("orders").stream()
+          .anyMatch(instance -> instance.getPort() == port));
+      assertThat(discovery.getServices()).contains("orders");
+
+      server.disposeNow(WAIT);
+      RegistryClient client = orders.getBean(RegistryClient.class);
+      await().atMost(WAIT).until(client::isUnreachable);
+
+      WebClient web = WebClient.create("http://127.0.0.1:" + port);
+      String health = fast(() -> web.get().uri("/actuator/health").retrieve()
+          .onStatus(status -> status.value() == 503, response -> Mono.empty())
+          .bodyToMono(String.class).block(WAIT));
+      assertThat(health).contains("\"reactiveRegistry\"").contains("\"connected\":false")
+          .contains("\"orders\"");
+      assertThat(fast(discovery::getServices)).containsExactly("orders");
+      assertThat(fast(() -> discovery.getInstances("orders"))).extracting(ServiceInstance::getPort)
+          .containsExactly(port);
+    } finally {
+      orders.close();
+      server.disposeNow(WAIT);
+    }
+  }
+
+  /** What {@code read} returns, once it has answered within 100 ms in one of three tries. */
+  private static <T> T fast(Supplier<T> read) {
+    long best = Long.MAX_VALUE;
+    T answer = null;
+    for (int attempt = 0; attempt < 3 && best > Duration.ofMillis(100).toNanos(); attempt++) {
+      long start = System.nanoTime();
+      answer = read.get();
+      best = Math.min(best, System.nanoTime() - start);
+    }
+    assertThat(Duration.ofNanos(best)).isLessThan(Duration.ofMillis(100));
+    return answer;
   }
 }

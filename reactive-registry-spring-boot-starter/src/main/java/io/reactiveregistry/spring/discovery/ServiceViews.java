@@ -1,6 +1,7 @@
 package io.reactiveregistry.spring.discovery;
 
 import io.reactiveregistry.client.RegistryClient;
+import io.reactiveregistry.client.RegistryUnavailableException;
 import io.reactiveregistry.client.ServiceName;
 import io.reactiveregistry.client.ServiceView;
 import java.time.Duration;
@@ -51,11 +52,22 @@ public final class ServiceViews implements DisposableBean {
     return watched(serviceId, healthyOnly).views;
   }
 
-  /** The latest view, waiting for the first one if the service was never asked about. */
+  /**
+   * The latest view, waiting for the first one if the service was never asked about; while no
+   * registry server can be reached, the last view seen at once, or a failure at once when there
+   * is none (a health check or a discovery call must not wait out the timeout in an outage).
+   */
   public Mono<ServiceView> current(String serviceId, boolean healthyOnly) {
     Watched view = watched(serviceId, healthyOnly);
     ServiceView latest = view.latest;
-    return latest != null ? Mono.just(latest) : view.views.next().timeout(firstViewTimeout);
+    if (latest != null) {
+      return Mono.just(latest);
+    }
+    if (client.isUnreachable()) {
+      return Mono.error(new RegistryUnavailableException("no registry server reachable, and no view of "
+          + serviceId + " seen before", null));
+    }
+    return view.views.next().timeout(firstViewTimeout);
   }
 
   /** The latest view if one has arrived, without waiting. */
