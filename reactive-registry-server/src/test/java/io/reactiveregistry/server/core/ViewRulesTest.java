@@ -24,6 +24,9 @@ class ViewRulesTest {
       "true,  true,  0.0, true,  false, false",
       "false, false, 0.0, false, false, true",
       "false, true,  1.0, true,  true,  true",
+      // Protection shows unhealthy instances, never one taken out of traffic by an operator.
+      "false, false, 1.0, true,  true,  false",
+      "true,  true,  0.0, true,  true,  false",
   })
   void visibilityFollowsHealthEnabledWeightAndProtection(boolean healthy, boolean enabled, double weight,
       boolean healthyOnly, boolean triggered, boolean visible) {
@@ -64,5 +67,20 @@ class ViewRulesTest {
     assertThat(ViewRules.protectionTriggered(instances, new ViewFilter(Set.of("a"), true), 0.5)).isTrue();
     assertThat(ViewRules.protectionTriggered(instances, new ViewFilter(Set.of("b"), true), 0.5)).isFalse();
     assertThat(ViewRules.protectionTriggered(instances, new ViewFilter(Set.of("a"), false), 0.5)).isFalse();
+  }
+
+  @Test
+  void instancesTakenOutOfTrafficCountNeitherWayInTheProtectionShare() {
+    // Two of four disabled for a deploy, the other two healthy: 2 of 2 serve, no protection.
+    List<InstanceView> deploy = List.of(instance("DEFAULT", true, true, 1), instance("DEFAULT", true, true, 1),
+        instance("DEFAULT", true, false, 1), instance("DEFAULT", true, true, 0));
+    assertThat(ViewRules.protectionTriggered(deploy, new ViewFilter(Set.of(), true), 0.8)).isFalse();
+    // One of the two that may take traffic unhealthy: 1 of 2, below 0.8.
+    List<InstanceView> failing = List.of(instance("DEFAULT", true, true, 1), instance("DEFAULT", false, true, 1),
+        instance("DEFAULT", true, false, 1), instance("DEFAULT", true, true, 0));
+    assertThat(ViewRules.protectionTriggered(failing, new ViewFilter(Set.of(), true), 0.8)).isTrue();
+    // Every instance disabled: nothing to protect.
+    assertThat(ViewRules.protectionTriggered(List.of(instance("DEFAULT", false, false, 1)),
+        new ViewFilter(Set.of(), true), 0.8)).isFalse();
   }
 }

@@ -9,6 +9,8 @@ import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.ServiceSummary;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.core.ManualClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -25,7 +27,9 @@ import reactor.core.Disposable;
 /** Views over the wire: protection, names other than the defaults, and the fold of a stream. */
 class ViewsEndToEndTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
-  private final ServerFixture fixture = new ServerFixture();
+  /** Time for the server's rules (heartbeat timeouts), moved by the tests; the expiry ticker runs on its own. */
+  private final ManualClock clock = new ManualClock(1_000_000);
+  private final ServerFixture fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
 
   @AfterEach
   void stop() {
@@ -46,46 +50,64 @@ class ViewsEndToEndTest {
         + cluster + "\"},\"enabled\":" + enabled + "}";
   }
 
+  /**
+   * A healthy-only view shows every instance that may take traffic while too few of them are
+   * healthy (protection), and only those: instances taken out of traffic (disabled, weight 0)
+   * count neither way, so two disabled for a deploy trigger nothing, and a triggered view never
+   * shows one. Subscribers see each switch as a fresh SNAPSHOT.
+   */
   @Test
-  void aHealthyOnlyViewShowsEveryInstanceWhileTooFewServeTraffic() {
+  void protectionShowsTheUnhealthyInstancesThatMayTakeTrafficWhileTooFewAreHealthy() {
     WireClient ops = fixture.connect("ops");
     ops.call("admin.service.create", "{\"service\":\"orders\",\"protectThreshold\":0.5}");
-    for (int port = 1; port <= 4; port++) {
-      ops.call("instance.register", instance("orders", port, "DEFAULT"));
-    }
-    List<ServiceEvent> healthyOnly = new CopyOnWriteArrayList<>();
-    Disposable watch = fixture.connect("watcher")
-        .stream("service.subscribe", "{\"service\":\"orders\",\"healthyOnly\":true}")
-        .map(ViewsEndToEndTest::event).subscribe(healthyOnly::add);
-    await().atMost(WAIT).until(() -> healthyOnly.size() == 1);
-
-    ops.call("admin.instance.patch", disable(1, "DEFAULT", false));
-    ops.call("admin.instance.patch", disable(2, "DEFAULT", false)); // 2 of 4 serve: exactly the threshold
+    ops.call("instance.register", instance("orders", 1, "DEFAULT"));
+    ops.call("instance.register", instance("orders", 2, "DEFAULT"));
     String query = "{\"service\":\"orders\",\"healthyOnly\":true}";
-    ServiceSnapshot atThreshold = ops.call("service.query", query, ServiceSnapshot.class);
-    assertThat(atThreshold.protectionTriggered()).isFalse();
-    assertThat(atThreshold.instances()).extracting(InstanceBody::port).containsExactlyInAnyOrder(3, 4);
 
-    ops.call("admin.instance.patch", disable(3, "DEFAULT", false)); // 1 of 4: below, so every instance
-    ServiceSnapshot protectedView = ops.call("service.query", query, ServiceSnapshot.class);
-    assertThat(protectedView.protectionTriggered()).isTrue();
-    assertThat(protectedView.instances()).extracting(InstanceBody::port).containsExactlyInAnyOrder(1, 2, 3, 4);
-    // Subscribers see the switch as a fresh SNAPSHOT, then back again when enough serve.
-    await().atMost(WAIT).untilAsserted(() -> assertThat(healthyOnly.get(healthyOnly.size() - 1)).satisfies(e -> {
-      assertThat(e.type()).isEqualTo("SNAPSHOT");
-      assertThat(e.protectionTriggered()).isTrue();
-      assertThat(e.instances()).hasSize(4);
-    }));
-    ops.call("admin.instance.patch", disable(3, "DEFAULT", true));
-    await().atMost(WAIT).untilAsserted(() -> assertThat(healthyOnly.get(healthyOnly.size() - 1)).satisfies(e -> {
-      assertThat(e.type()).isEqualTo("SNAPSHOT");
-      assertThat(e.protectionTriggered()).isFalse();
-      assertThat(e.instances()).extracting(InstanceBody::port).containsExactlyInAnyOrder(3, 4);
-    }));
-    // A view of everything never triggers protection.
-    assertThat(ops.call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class).protectionTriggered())
-        .isFalse();
-    watch.dispose();
+    ops.call("admin.instance.patch", disable(1, "DEFAULT", false)); // 1 of 2 out for a deploy:
+    ServiceSnapshot deploying = ops.call("service.query", query, ServiceSnapshot.class);
+    assertThat(deploying.protectionTriggered()).as("the one that may take traffic is healthy").isFalse();
+    assertThat(deploying.instances()).extracting(InstanceBody::port).containsExactly(2);
+    ops.call("admin.instance.patch", disable(1, "DEFAULT", true));
+
+    // 1 and 2 sent no heartbeat for 16 s (unhealthy after 15 s); 3 and 4 registered 6 s ago.
+    clock.advance(Duration.ofSeconds(10));
+    ops.call("instance.register", instance("orders", 3, "DEFAULT"));
+    ops.call("instance.register", instance("orders", 4, "DEFAULT"));
+    clock.advance(Duration.ofSeconds(6));
+    await().atMost(WAIT).until(() -> ops.call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class)
+        .instances().stream().filter(i -> Boolean.FALSE.equals(i.healthy())).count() == 2);
+    ServiceSnapshot atThreshold = ops.call("service.query", query, ServiceSnapshot.class);
+    assertThat(atThreshold.protectionTriggered()).as("2 healthy of 4: exactly the threshold").isFalse();
+    assertThat(atThreshold.instances()).extracting(InstanceBody::port).containsExactlyInAnyOrder(3, 4);
+    List<ServiceEvent> healthyOnly = new CopyOnWriteArrayList<>();
+    Disposable watch = fixture.connect("watcher").stream("service.subscribe", query)
+        .map(ViewsEndToEndTest::event).subscribe(healthyOnly::add);
+    try {
+      await().atMost(WAIT).until(() -> healthyOnly.size() == 1);
+
+      ops.call("admin.instance.patch", disable(3, "DEFAULT", false)); // 1 healthy of the 3 that may take traffic
+      ServiceSnapshot protectedView = ops.call("service.query", query, ServiceSnapshot.class);
+      assertThat(protectedView.protectionTriggered()).isTrue();
+      assertThat(protectedView.instances()).as("the unhealthy ones, never the disabled one")
+          .extracting(InstanceBody::port).containsExactlyInAnyOrder(1, 2, 4);
+      await().atMost(WAIT).untilAsserted(() -> assertThat(healthyOnly.get(healthyOnly.size() - 1)).satisfies(e -> {
+        assertThat(e.type()).isEqualTo("SNAPSHOT");
+        assertThat(e.protectionTriggered()).isTrue();
+        assertThat(e.instances()).extracting(InstanceBody::port).containsExactlyInAnyOrder(1, 2, 4);
+      }));
+      ops.call("admin.instance.patch", disable(3, "DEFAULT", true));
+      await().atMost(WAIT).untilAsserted(() -> assertThat(healthyOnly.get(healthyOnly.size() - 1)).satisfies(e -> {
+        assertThat(e.type()).isEqualTo("SNAPSHOT");
+        assertThat(e.protectionTriggered()).isFalse();
+        assertThat(e.instances()).extracting(InstanceBody::port).containsExactlyInAnyOrder(3, 4);
+      }));
+      // A view of everything never triggers protection.
+      assertThat(ops.call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class)
+          .protectionTriggered()).isFalse();
+    } finally {
+      watch.dispose();
+    }
   }
 
   @Test

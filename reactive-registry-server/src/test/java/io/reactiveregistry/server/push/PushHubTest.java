@@ -252,18 +252,20 @@ class PushHubTest {
     for (int port = 1; port <= 4; port++) {
       register(runtime, port);
     }
-    Owner bob = new Owner(2, "bob");
+    // Heartbeats stop one instance after another (unhealthy 15 s after the last): 2 at 15 s, 3 at
+    // 20 s, 4 at 25 s; 1 keeps beating.
+    beat(runtime, 5_000, 1, 3, 4);
+    beat(runtime, 5_000, 1, 4);
 
     StepVerifier.create(decoded(runtime.subscribe(orders, new ViewFilter(Set.of(), true))))
         .assertNext(e -> assertThat(e.instances()).hasSize(4))
-        .then(() -> runtime.execute(new Command.Register(bob, orders, true,
-            InstanceSpec.of("instance", "127.0.0.1", 1, null, 0.0, null, null))))
-        .assertNext(e -> assertThat(e.type()).isEqualTo("REMOVE"))
-        .then(() -> runtime.execute(new Command.Register(bob, orders, true,
-            InstanceSpec.of("instance", "127.0.0.1", 2, null, 0.0, null, Map.of()))))
-        .then(() -> runtime.execute(new Command.Register(bob, orders, true,
-            InstanceSpec.of("instance", "127.0.0.1", 3, null, 0.0, null, Map.of()))))
-        .assertNext(e -> assertThat(e.type()).isEqualTo("REMOVE"))
+        .then(() -> beat(runtime, 6_000, 1)) // 3 of 4 healthy: above the threshold
+        .assertNext(e -> assertThat(e).extracting(ServiceEvent::type, ServiceEvent::instanceId)
+            .containsExactly("REMOVE", "127.0.0.1#2#DEFAULT"))
+        .then(() -> beat(runtime, 5_000, 1)) // 2 of 4: exactly the threshold
+        .assertNext(e -> assertThat(e).extracting(ServiceEvent::type, ServiceEvent::instanceId)
+            .containsExactly("REMOVE", "127.0.0.1#3#DEFAULT"))
+        .then(() -> beat(runtime, 5_000, 1)) // 1 of 4: below, every instance shown
         .assertNext(e -> {
           assertThat(e.type()).isEqualTo("SNAPSHOT");
           assertThat(e.protectionTriggered()).isTrue();
@@ -271,5 +273,14 @@ class PushHubTest {
         })
         .thenCancel()
         .verify(Duration.ofSeconds(5));
+  }
+
+  /** {@code millis} on, the server's expiry runs, and then {@code ports}' instances heartbeat. */
+  private void beat(RegistryRuntime runtime, long millis, int... ports) {
+    clock.advanceMillis(millis);
+    runtime.execute(new Command.Expire());
+    for (int port : ports) {
+      runtime.execute(new Command.Heartbeat(alice, orders, instance(port, null)));
+    }
   }
 }
