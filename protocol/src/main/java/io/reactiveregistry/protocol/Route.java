@@ -15,6 +15,7 @@ public enum Route {
   SERVICE_QUERY("service.query", Interaction.REQUEST_RESPONSE),
   SERVICE_SUBSCRIBE("service.subscribe", Interaction.REQUEST_STREAM),
   SERVICE_LIST("service.list", Interaction.REQUEST_RESPONSE),
+  CATALOG_SUBSCRIBE("catalog.subscribe", Interaction.REQUEST_STREAM),
   ADMIN_SERVICE_CREATE("admin.service.create", Interaction.REQUEST_RESPONSE),
   ADMIN_SERVICE_UPDATE("admin.service.update", Interaction.REQUEST_RESPONSE),
   ADMIN_SERVICE_DELETE("admin.service.delete", Interaction.REQUEST_RESPONSE),

@@ -49,6 +49,7 @@ public final class RegistryClient {
   private final ConnectionManager connections;
   private final Registrar registrar;
   private final Watches watches;
+  private final CatalogWatches catalogs;
   private final InstanceChooser chooser;
   private final LastSeen lastSeen = new LastSeen();
   private final Duration requestTimeout;
@@ -62,6 +63,7 @@ public final class RegistryClient {
         meters);
     this.watches = new Watches(connections, builder.watchGracePeriod, builder.reconnectSettle, builder.minBackoff,
         builder.maxBackoff);
+    this.catalogs = new CatalogWatches(connections, builder.minBackoff, builder.maxBackoff);
     this.chooser = new InstanceChooser(builder.random);
     this.requestTimeout = builder.requestTimeout;
     this.deregisterOnClose = builder.deregisterOnClose;
@@ -167,6 +169,16 @@ public final class RegistryClient {
 
   public Flux<ServiceView> watch(ServiceName service, @Nullable List<String> clusters, boolean healthyOnly) {
     return Flux.defer(() -> watches.watch(Watches.key(service, clusters(clusters), healthyOnly)));
+  }
+
+  /**
+   * The services of a namespace (of one group and with a name prefix, when not null), as complete
+   * views pushed as services appear, change (instance and healthy counts, protection) and go: what
+   * a gateway or a discovery locator needs instead of polling {@link #services}. Across reconnects
+   * the view is kept (flagged stale) and continues after the last revision it applied.
+   */
+  public Flux<CatalogView> catalog(String namespace, @Nullable String group, @Nullable String prefix) {
+    return catalogs.watch(namespace, group, prefix);
   }
 
   /** The raw events of a view (SNAPSHOT, UPSERT, REMOVE, SERVICE_DELETED), resubscribed after reconnects. */

@@ -380,6 +380,36 @@ class RegistryClientTest {
   }
 
   @Test
+  void theCatalogIsPushedAsServicesAppearChangeAndGo() {
+    RegistryClient app = client("app");
+    RegistryClient gateway = client("gateway");
+    app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
+    List<CatalogView> views = new CopyOnWriteArrayList<>();
+    Disposable watching = gateway.catalog("public", null, null).subscribe(views::add);
+    WireClient ops = WireClient.connect(server.tcpPort(), "ops");
+    try {
+      await().atMost(WAIT).untilAsserted(() -> assertThat(views.get(views.size() - 1).services())
+          .extracting(ServiceSummary::service, ServiceSummary::instanceCount).containsExactly(tuple("orders", 1)));
+
+      Registration billing = app.register(ServiceName.of("billing"), instance("127.0.0.6", 9090)).block(WAIT);
+      app.register(ORDERS, instance("127.0.0.5", 8081)).block(WAIT);
+      await().atMost(WAIT).untilAsserted(() -> assertThat(views.get(views.size() - 1).services())
+          .extracting(ServiceSummary::service, ServiceSummary::instanceCount)
+          .containsExactly(tuple("billing", 1), tuple("orders", 2)));
+
+      billing.deregister().block(WAIT);
+      ops.call("admin.service.delete", "{\"service\":\"billing\"}");
+      await().atMost(WAIT).untilAsserted(() -> assertThat(views.get(views.size() - 1).services())
+          .extracting(ServiceSummary::service).containsExactly("orders"));
+      assertThat(views).extracting(CatalogView::revision).isSorted();
+      assertThat(views).noneMatch(CatalogView::stale);
+    } finally {
+      watching.dispose();
+      ops.close();
+    }
+  }
+
+  @Test
   void clientsGivenTheSameListSpreadOverItsServers() {
     List<RegistryServer> servers = List.of(TestServers.start(0), TestServers.start(0), TestServers.start(0));
     try {

@@ -207,6 +207,7 @@ public final class RegistryServer implements Disposable {
           access, tls);
       registerGauges(serverMeters, runtime, endpoint);
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
+      serverMeters.gauge("registry.catalog.subscribers", "open catalog.subscribe streams", layer::catalogSubscribers);
       AtomicBoolean ready = new AtomicBoolean();
       HttpEndpoint httpEndpoint = new HttpEndpoint(layer, meters,
           () -> ready.get() && storageFailure.get() == null,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.reactiveregistry.client.Registration;
 import io.reactiveregistry.client.RegistryClient;
 import io.reactiveregistry.client.ServiceName;
 import io.reactiveregistry.protocol.message.InstanceBody;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.client.discovery.DiscoveryClient;
 import org.springframework.cloud.client.discovery.ReactiveDiscoveryClient;
+import org.springframework.cloud.client.discovery.event.HeartbeatEvent;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -42,6 +46,36 @@ class SpringStarterTest {
   void stopServer() {
     witness.closeAndWait();
     server.disposeNow(WAIT);
+  }
+
+  /**
+   * A service that appears or goes after the application started reaches it as Spring Cloud's
+   * HeartbeatEvent within a second (what Spring Cloud Gateway's discovery locator refreshes its
+   * routes on), and getServices() answers from the pushed catalog: no polling interval.
+   */
+  @Test
+  void aServiceThatAppearsOrGoesIsAHeartbeatEventAndInGetServicesAtOnce() {
+    ConfigurableApplicationContext caller = TestApps.start(TestApps.Caller.class, "caller", server.tcpPort());
+    List<HeartbeatEvent> heartbeats = new CopyOnWriteArrayList<>();
+    caller.addApplicationListener((ApplicationListener<HeartbeatEvent>) heartbeats::add);
+    try {
+      DiscoveryClient discovery = caller.getBean(DiscoveryClient.class);
+      await().atMost(WAIT).until(() -> discovery.getServices().contains("caller"));
+      int before = heartbeats.size();
+
+      Registration billing = witness.register(ServiceName.of("billing"), InstanceBody.of("127.0.0.1", 9090, null, 1.0,
+          java.util.Map.of())).block(WAIT);
+      await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(20))
+          .until(() -> heartbeats.size() > before && discovery.getServices().contains("billing"));
+
+      int registered = heartbeats.size();
+      billing.deregister().block(WAIT); // its instance count changes: another heartbeat
+      await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(20)).until(() -> heartbeats.size() > registered);
+      assertThat(heartbeats).extracting(HeartbeatEvent::getValue).isSortedAccordingTo(
+          (a, b) -> Long.compare((Long) a, (Long) b));
+    } finally {
+      caller.close();
+    }
   }
 
   @Test

@@ -1,7 +1,9 @@
 package io.reactiveregistry.cli;
 
+import io.reactiveregistry.protocol.message.CatalogEvent;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.protocol.message.ServiceSummary;
 import io.reactiveregistry.protocol.message.TraceEvent;
 import java.time.Instant;
 import java.util.List;
@@ -51,6 +53,32 @@ final class Lines {
           .collect(Collectors.joining(" | ", "[", "]"));
       default -> head;
     };
+  }
+
+  /**
+   * One line per catalog event: {@code #12 SNAPSHOT public: 2 services (DEFAULT_GROUP/orders
+   * ephemeral 2/3 healthy; ...)}, {@code #13 UPSERT DEFAULT_GROUP/orders ephemeral 3/3 healthy},
+   * {@code #14 REMOVE DEFAULT_GROUP/orders}.
+   */
+  static String catalog(CatalogEvent event) {
+    String head = "#" + event.revision() + " " + event.type();
+    return switch (event.type()) {
+      case CatalogEvent.SNAPSHOT -> {
+        int n = event.services() == null ? 0 : event.services().size();
+        yield head + " " + event.namespace() + ": " + n + (n == 1 ? " service" : " services")
+            + (n == 0 ? "" : event.services().stream().map(Lines::summary).collect(Collectors.joining("; ", " (", ")")));
+      }
+      case CatalogEvent.UPSERT -> head + " " + summary(event.service());
+      case CatalogEvent.REMOVE -> head + " " + event.group() + "/" + event.name();
+      default -> head;
+    };
+  }
+
+  /** {@code DEFAULT_GROUP/orders ephemeral 2/3 healthy, protection triggered}. */
+  private static String summary(ServiceSummary service) {
+    return service.group() + "/" + service.service() + " " + (service.ephemeral() ? "ephemeral" : "persistent") + " "
+        + service.healthyCount() + "/" + service.instanceCount() + " healthy"
+        + (service.protectionTriggered() ? ", protection triggered" : "");
   }
 
   private static String count(List<InstanceBody> instances) {

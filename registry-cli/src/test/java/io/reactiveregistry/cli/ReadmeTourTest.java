@@ -330,7 +330,8 @@ class ReadmeTourTest {
       };
       result.addAll(0, List.of("--target", address));
       boolean watchedInATerminal = text.contains("--hold") || before.contains("Watch the service");
-      boolean streams = result.contains("--stream") || args.get(0).equals("watch") || args.get(0).equals("trace");
+      boolean streams = result.contains("--stream") || args.get(0).equals("watch")
+          || args.get(0).equals("watch-catalog") || args.get(0).equals("trace");
       if (streams && !result.contains("--take") && !watchedInATerminal) {
         result.addAll(List.of("--take", "1"));
       }

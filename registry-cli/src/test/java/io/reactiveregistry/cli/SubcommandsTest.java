@@ -149,7 +149,8 @@ class SubcommandsTest {
     assertThat(watched.get(1)).matches("#\\d+ (SNAPSHOT public/DEFAULT_GROUP/orders: 1 instance \\(|UPSERT )"
         + "127\\.0\\.0\\.5:8080 cluster=DEFAULT weight=1\\.0 healthy enabled zone=a\\)?");
     assertThat(held).singleElement().asString().startsWith("{\"instanceId\":\"127.0.0.5#8080#DEFAULT\"");
-    assertThat(holding).contains("holding the connection open; Ctrl-C closes it");
+    // Said on stderr once it holds (after the answer on stdout: the two streams arrive apart).
+    await().atMost(WAIT).until(() -> holding.contains("holding the connection open; Ctrl-C closes it"));
 
     holder.destroy(); // Ctrl-C
     assertThat(watcher.waitFor()).isZero();
@@ -181,6 +182,24 @@ class SubcommandsTest {
     } finally {
       quick.disposeNow(Duration.ofSeconds(5));
     }
+  }
+
+  @Test
+  void watchCatalogPrintsTheServicesThenEachServiceThatAppearsChangesOrGoes() throws Exception {
+    assertThat(cli("--target", tcp(), "register", "postgres", "127.0.0.9:5432", "--persistent").exitCode()).isZero();
+    CompletableFuture<Result> watching = CompletableFuture.supplyAsync(() ->
+        cli("--target", tcp(), "watch-catalog", "--take", "3"));
+    // The stream's snapshot comes first; then what is changed once it is open.
+    await().atMost(WAIT).until(() -> {
+      cli("--target", tcp(), "register", "ledger", "127.0.0.1:9000", "--persistent", "-g", "billing");
+      cli("--target", tcp(), "deregister", "ledger", "127.0.0.1:9000", "-g", "billing");
+      return watching.isDone();
+    });
+    List<String> lines = watching.get().out().lines().toList();
+    assertThat(lines.get(0)).matches("#\\d+ SNAPSHOT public: [12] services? \\(.*DEFAULT_GROUP/postgres persistent "
+        + "[01]/1 healthy.*\\)");
+    assertThat(lines.subList(1, 3)).allMatch(line -> line.matches("#\\d+ (UPSERT billing/ledger persistent [01]/[01] "
+        + "healthy|REMOVE billing/ledger)"));
   }
 
   @Test

@@ -319,6 +319,11 @@ public final class Registry implements RegistryReads {
   }
 
   @Override
+  public Optional<ServiceSummary> summary(ServiceKey key) {
+    return Optional.ofNullable(services.summary(key));
+  }
+
+  @Override
   public boolean exists(ServiceKey key) {
     return services.get(key) != null;
   }

@@ -20,6 +20,9 @@ public interface RegistryReads {
   /** Services of a namespace (and group, when given) whose name starts with {@code prefix}, by group then name. */
   List<ServiceSummary> list(String namespace, String group, String prefix);
 
+  /** A service's summary, as {@link #list} gives it; empty for an unknown service. */
+  Optional<ServiceSummary> summary(ServiceKey key);
+
   boolean exists(ServiceKey key);
 
   /** A service's instances as an operator sees them, in registration order; empty for an unknown service. */

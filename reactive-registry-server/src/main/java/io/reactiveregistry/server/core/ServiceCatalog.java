@@ -233,14 +233,23 @@ final class ServiceCatalog {
     }
   }
 
+  ServiceSummary summary(ServiceKey key) {
+    Service service = services.get(key);
+    return service == null ? null : summary(service);
+  }
+
+  private static ServiceSummary summary(Service service) {
+    return new ServiceSummary(service.key, service.ephemeral, service.instances.size(), service.healthyCount(),
+        service.protectionTriggered());
+  }
+
   List<ServiceSummary> list(String namespace, String group, String prefix) {
     List<ServiceSummary> found = new ArrayList<>();
     for (Service service : services.values()) {
       ServiceKey key = service.key;
       if (key.namespace().equals(namespace) && (group == null || key.group().equals(group))
           && (prefix == null || key.service().startsWith(prefix))) {
-        found.add(new ServiceSummary(key, service.ephemeral, service.instances.size(), service.healthyCount(),
-            service.protectionTriggered()));
+        found.add(summary(service));
       }
     }
     found.sort(Comparator.comparing((ServiceSummary s) -> s.service().group())

@@ -11,6 +11,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.CatalogQuery;
 import io.reactiveregistry.protocol.message.Query;
 import io.reactiveregistry.protocol.message.ServiceListQuery;
 import io.reactiveregistry.protocol.message.TraceQuery;
@@ -149,6 +150,7 @@ public final class HttpEndpoint {
             .get("/api/v1/services/{namespace}/{group}/{service}", this::snapshot)
             .get("/api/v1/watch/{namespace}/{group}/{service}", this::watch)
             .get("/api/v1/trace", this::trace)
+            .get("/api/v1/catalog/{namespace}", this::catalog)
             .post("/api/v1/{route}", this::call)
             .route(request -> true, this::unrouted))
         .bind()
@@ -214,6 +216,25 @@ public final class HttpEndpoint {
       Flux<byte[]> events = layer.subscribe(principalOf(request), query, null);
       return eventStream(response, ServerSentEvents.of(events, SSE_KEEPALIVE,
           coalesce ? SSE_GATHER : Duration.ZERO));
+    } catch (RuntimeException e) {
+      return refusal(response, e);
+    }
+  }
+
+  /**
+   * {@code GET /api/v1/catalog/{namespace}?group=&prefix=}: the services of a namespace as
+   * server-sent events ({@code catalog.subscribe}), resumed from {@code Last-Event-ID} within the
+   * server's history.
+   */
+  private Publisher<Void> catalog(HttpServerRequest request, HttpServerResponse response) {
+    try {
+      Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
+      ServerSentEvents.Position from = ServerSentEvents.Position.parse(
+          request.requestHeaders().get("Last-Event-ID", first(params, "lastEventId")));
+      CatalogQuery query = new CatalogQuery(request.param("namespace"), first(params, "group"),
+          first(params, "prefix"), from == null ? null : from.revision(), from == null ? null : from.node());
+      Flux<byte[]> events = layer.catalog(principalOf(request), query);
+      return eventStream(response, ServerSentEvents.of(events, SSE_KEEPALIVE, SSE_GATHER));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }

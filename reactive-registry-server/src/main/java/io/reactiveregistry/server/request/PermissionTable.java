@@ -40,7 +40,7 @@ public final class PermissionTable {
     Rule adminEverywhere = new Rule(Permission.ADMIN, Scope.EVERY_NAMESPACE);
     for (Route route : Route.values()) {
       RULES.put(route, switch (route) {
-        case SERVICE_QUERY, SERVICE_SUBSCRIBE, SERVICE_LIST -> read;
+        case SERVICE_QUERY, SERVICE_SUBSCRIBE, SERVICE_LIST, CATALOG_SUBSCRIBE -> read;
         // A heartbeat for everything its connection owns names no namespace: what the connection
         // owns it registered with write permission, so write in some namespace is asked (below).
         case INSTANCE_REGISTER, INSTANCE_HEARTBEAT, INSTANCE_DEREGISTER, INSTANCE_BATCH_REGISTER -> write;

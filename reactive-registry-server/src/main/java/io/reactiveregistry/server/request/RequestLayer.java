@@ -9,6 +9,8 @@ import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.BatchRegistration;
 import io.reactiveregistry.protocol.message.BatchResult;
+import io.reactiveregistry.protocol.message.CatalogEvent;
+import io.reactiveregistry.protocol.message.CatalogQuery;
 import io.reactiveregistry.protocol.message.ConnectionList;
 import io.reactiveregistry.protocol.message.DeregisterResult;
 import io.reactiveregistry.protocol.message.ErrorBody;
@@ -33,6 +35,7 @@ import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.protocol.message.TraceQuery;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.audit.TraceHub;
+import io.reactiveregistry.server.catalog.CatalogHub;
 import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.InstanceSpec;
@@ -93,6 +96,10 @@ public final class RequestLayer {
   /** How long a change stays in the recent changes a polling client is sent: Eureka's three minutes. */
   static final long RECENT_CHANGES_MILLIS = 180_000;
   private static final int MAX_RECENT_CHANGES = 200_000;
+  /** A catalog subscriber with more services waiting than this is sent one fresh snapshot instead. */
+  static final int MAX_CATALOG_PENDING = 1_000;
+  /** How many catalog changes are kept for catalog subscriptions that resume. */
+  static final int CATALOG_HISTORY = 10_000;
 
   private final RegistryRuntime runtime;
   private final TraceHub trace;
@@ -118,6 +125,7 @@ public final class RequestLayer {
   private final Session nacosHttp = new Session(Owner.shared(-3, "nacos-http"));
   private final CatalogReads catalogs;
   private final ViewFeeds feeds;
+  private final CatalogHub catalogHub;
 
   /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
   public RequestLayer(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
@@ -133,11 +141,14 @@ public final class RequestLayer {
     this.clock = clock;
     this.catalogs = new CatalogReads(runtime, clock, RECENT_CHANGES_MILLIS, MAX_RECENT_CHANGES);
     this.feeds = new ViewFeeds(runtime, Schedulers.parallel());
+    this.catalogHub = new CatalogHub(runtime, identity.nodeId(), MAX_CATALOG_PENDING, CATALOG_HISTORY,
+        Schedulers.parallel());
     json.prepare(Registration.class, RegisterResult.class, InstanceRef.class, DeregisterResult.class,
         BatchRegistration.class, BatchResult.class, Heartbeat.class, Query.class, ServiceListQuery.class,
         ServiceList.class, ServiceDefinition.class, ServiceDetail.class, ServiceRef.class, InstanceOverride.class,
         InstanceBody.class, TraceQuery.class, TraceEvent.class, ServiceSnapshot.class, ServiceEvent.class,
-        ServerInfo.class, ErrorBody.class, SetupData.class, InstanceDetails.class, ConnectionList.class);
+        ServerInfo.class, ErrorBody.class, SetupData.class, InstanceDetails.class, ConnectionList.class,
+        CatalogQuery.class, CatalogEvent.class);
   }
 
   // ---- sessions ----
@@ -469,6 +480,7 @@ public final class RequestLayer {
       @Nullable DrainLoop eventLoop) {
     return switch (route) {
       case SERVICE_SUBSCRIBE -> subscribe(principal, json.decode(body, Query.class), eventLoop);
+      case CATALOG_SUBSCRIBE -> catalog(principal, json.decode(body, CatalogQuery.class));
       case ADMIN_TRACE -> trace(principal, json.decode(body, TraceQuery.class));
       case CLUSTER_REPLICATE -> opened(route, System.nanoTime(), () -> {
         String peer = Names.require("node", json.decode(body, ReplicaRequest.class).node());
@@ -500,6 +512,29 @@ public final class RequestLayer {
       permissions.check(principal, Route.SERVICE_SUBSCRIBE, key.namespace());
       return feeds.feed(key, ViewFilter.of(query.clusters(), query.healthyOnly()));
     });
+  }
+
+  /**
+   * {@code catalog.subscribe} from a typed query (HTTP's catalog watch builds it from the URL): the
+   * services of a namespace, and of a group and a name prefix when given, as a stream.
+   */
+  public Flux<byte[]> catalog(@Nullable Principal principal, CatalogQuery query) {
+    return opened(Route.CATALOG_SUBSCRIBE, System.nanoTime(), () -> {
+      String namespace = Names.orDefault("namespace", query.namespace(), ServiceKey.DEFAULT_NAMESPACE);
+      String group = query.group() == null ? null : Names.require("group", query.group());
+      String prefix = query.prefix();
+      if (prefix != null && !prefix.chars().allMatch(c -> Names.isNameChar((char) c))) {
+        throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "prefix may contain only what a service name may");
+      }
+      permissions.check(principal, Route.CATALOG_SUBSCRIBE, namespace);
+      return catalogHub.subscribe(new CatalogHub.Filter(namespace, group, prefix), query.sinceRevision(),
+          query.node());
+    });
+  }
+
+  /** How many catalog streams are open. */
+  public int catalogSubscribers() {
+    return catalogHub.subscriberCount();
   }
 
   /** {@code admin.trace} from a typed query: admin on its namespace, or on every one when it names none. */

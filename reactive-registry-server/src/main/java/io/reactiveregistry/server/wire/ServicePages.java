@@ -32,10 +32,15 @@ public final class ServicePages {
     int to = Math.min(all.size(), from + size);
     List<io.reactiveregistry.protocol.message.ServiceSummary> services = new ArrayList<>(to - from);
     for (ServiceSummary summary : all.subList(from, to)) {
-      services.add(new io.reactiveregistry.protocol.message.ServiceSummary(summary.service().namespace(),
-          summary.service().group(), summary.service().service(), summary.ephemeral(), summary.instanceCount(),
-          summary.healthyCount(), summary.protectionTriggered()));
+      services.add(wire(summary));
     }
     return new ServiceList(all.size(), services);
+  }
+
+  /** A service's summary as the contract carries it (service.list, catalog.subscribe). */
+  public static io.reactiveregistry.protocol.message.ServiceSummary wire(ServiceSummary summary) {
+    return new io.reactiveregistry.protocol.message.ServiceSummary(summary.service().namespace(),
+        summary.service().group(), summary.service().service(), summary.ephemeral(), summary.instanceCount(),
+        summary.healthyCount(), summary.protectionTriggered());
   }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.BatchResult;
+import io.reactiveregistry.protocol.message.CatalogEvent;
 import io.reactiveregistry.protocol.message.ConnectionList;
 import io.reactiveregistry.protocol.message.DeregisterResult;
 import io.reactiveregistry.protocol.message.InstanceBody;
@@ -87,7 +88,12 @@ class ContractOverTransportsTest {
     assertThat(call(ops, "server.info", "{}", ServerInfo.class).protocol()).isEqualTo(1);
     List<TraceEvent> trace = stream(ops, "admin.trace", "{\"namespace\":\"shop\"}", TraceEvent.class, open);
     List<ServiceEvent> events = stream(ops, "service.subscribe", orders(""), ServiceEvent.class, open);
-    await().atMost(WAIT).until(() -> events.size() == 1 && fixture.server().runtime().subscriberCount() == 1);
+    List<CatalogEvent> catalog = stream(ops, "catalog.subscribe", "{\"namespace\":\"shop\"}", CatalogEvent.class,
+        open);
+    await().atMost(WAIT).until(() -> events.size() == 1 && fixture.server().runtime().subscriberCount() == 1
+        && catalog.size() == 1);
+    assertThat(catalog.get(0).type()).isEqualTo("SNAPSHOT");
+    assertThat(catalog.get(0).services()).isEmpty();
 
     ServiceDetail created = call(ops, "admin.service.create", orders(",\"protectThreshold\":0.25"),
         ServiceDetail.class);
@@ -138,7 +144,7 @@ class ContractOverTransportsTest {
       assertThat(details.instances()).allSatisfy(d -> assertThat(d.connection()).isEqualTo(c.id()));
     });
     assertThat(connections).filteredOn(c -> c.client().equals("ops")).singleElement()
-        .satisfies(c -> assertThat(c.subscriptions()).isEqualTo(3)); // the trail, the view, the replication feed
+        .satisfies(c -> assertThat(c.subscriptions()).isEqualTo(4)); // the trail, the view, the catalog, the replication feed
     assertThat(call(ops, "admin.instance.update", orders(ref), InstanceBody.class).weight()).isEqualTo(1.0);
     assertThat(call(app, "instance.deregister", orders(ref), DeregisterResult.class).removed()).isTrue();
 
@@ -155,6 +161,15 @@ class ContractOverTransportsTest {
           "SERVICE_ADMIN");
     });
     assertThat(events).extracting(ServiceEvent::revision).isSorted();
+    // The catalog: orders appeared and changed; spare came and went (its UPSERT may have been
+    // replaced by its REMOVE while waiting: one event per service waits).
+    await().atMost(WAIT).untilAsserted(() -> assertThat(catalog.get(catalog.size() - 1)).satisfies(last -> {
+      assertThat(last.type()).isEqualTo("REMOVE");
+      assertThat(last.name()).isEqualTo("spare");
+    }));
+    assertThat(catalog).extracting(CatalogEvent::revision).isSorted();
+    assertThat(catalog).filteredOn(e -> e.type().equals("UPSERT")).extracting(e -> e.service().service())
+        .contains("orders");
     assertThat(used).as("every route of the contract").containsExactlyInAnyOrder(Route.values());
 
     // Closing the connection releases what it registered, over either transport.

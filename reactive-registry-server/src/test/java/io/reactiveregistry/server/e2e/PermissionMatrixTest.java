@@ -131,6 +131,7 @@ class PermissionMatrixTest {
       Map.entry(Route.SERVICE_QUERY, new Row("read", "{\"namespace\":\"%1$s\",\"service\":\"orders\"}")),
       Map.entry(Route.SERVICE_SUBSCRIBE, new Row("read", "{\"namespace\":\"%1$s\",\"service\":\"orders\"}")),
       Map.entry(Route.SERVICE_LIST, new Row("read", "{\"namespace\":\"%1$s\"}")),
+      Map.entry(Route.CATALOG_SUBSCRIBE, new Row("read", "{\"namespace\":\"%1$s\"}")),
       Map.entry(Route.ADMIN_SERVICE_CREATE, new Row("admin", "{\"namespace\":\"%1$s\",\"service\":\"defined\"}")),
       Map.entry(Route.ADMIN_SERVICE_UPDATE, new Row("admin",
           "{\"namespace\":\"%1$s\",\"service\":\"defined\",\"protectThreshold\":0.1}")),
@@ -357,6 +358,8 @@ class PermissionMatrixTest {
         request = HttpRequest.newBuilder(uri("/api/v1/watch/" + namespace + "/DEFAULT_GROUP/orders")).GET();
       } else if (route == Route.ADMIN_TRACE) {
         request = HttpRequest.newBuilder(uri("/api/v1/trace?namespace=" + namespace)).GET();
+      } else if (route == Route.CATALOG_SUBSCRIBE) {
+        request = HttpRequest.newBuilder(uri("/api/v1/catalog/" + namespace)).GET();
       } else {
         request = HttpRequest.newBuilder(uri("/api/v1/" + route.routeName()))
             .POST(HttpRequest.BodyPublishers.ofString(body));

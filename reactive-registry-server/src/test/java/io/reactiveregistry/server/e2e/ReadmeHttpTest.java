@@ -28,14 +28,17 @@ class ReadmeHttpTest {
     String api = lines.get(0).replace("7080", String.valueOf(fixture.server().httpPort()));
     assertThat(api).startsWith("API=http://127.0.0.1:");
     List<String> curls = lines.subList(1, lines.size());
-    assertThat(curls).hasSize(6).allMatch(line -> line.startsWith("curl "));
+    assertThat(curls).hasSize(7).allMatch(line -> line.startsWith("curl "));
 
     for (String line : curls) {
-      boolean watch = line.contains("/watch/");
+      boolean watch = line.contains("/watch/") || line.contains("/catalog/");
       ReadmeShell.Ran ran = ReadmeShell.run(api, (watch ? "timeout 1 " : "") + line);
       String out = ran.output();
       if (watch) {
         assertThat(out).as(line).contains("event: SNAPSHOT").contains("data: {\"type\":\"SNAPSHOT\"");
+        if (line.contains("/catalog/")) { // orders, registered above, is among the namespace's services
+          assertThat(out).as(line).contains("\"service\":\"orders\"");
+        }
       } else {
         assertThat(ran.exit()).as(line + "\n" + out).isZero();
         assertThat(out).as(line).startsWith("{");

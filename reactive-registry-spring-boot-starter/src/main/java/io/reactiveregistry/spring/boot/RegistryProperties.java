@@ -96,6 +96,20 @@ public class RegistryProperties {
     /** The cluster whose instances the load balancer prefers while it has any that serve traffic. */
     private @Nullable String preferredCluster;
 
+    /**
+     * Whether the catalog of the namespace and group is watched, publishing Spring Cloud's
+     * HeartbeatEvent on every change (Spring Cloud Gateway's discovery routes refresh at once).
+     */
+    private boolean catalogEvents = true;
+
+    public boolean isCatalogEvents() {
+      return catalogEvents;
+    }
+
+    public void setCatalogEvents(boolean catalogEvents) {
+      this.catalogEvents = catalogEvents;
+    }
+
     public boolean isEnabled() {
       return enabled;
     }

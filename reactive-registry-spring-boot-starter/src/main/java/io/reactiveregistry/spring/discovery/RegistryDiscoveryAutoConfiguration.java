@@ -3,6 +3,7 @@ package io.reactiveregistry.spring.discovery;
 import io.reactiveregistry.client.RegistryClient;
 import io.reactiveregistry.spring.boot.RegistryClientAutoConfiguration;
 import io.reactiveregistry.spring.boot.RegistryProperties;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -10,10 +11,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.cloud.client.ConditionalOnBlockingDiscoveryEnabled;
 import org.springframework.cloud.client.ConditionalOnDiscoveryEnabled;
 import org.springframework.cloud.client.ConditionalOnReactiveDiscoveryEnabled;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** DiscoveryClient and ReactiveDiscoveryClient on the registry's watches. */
+/** DiscoveryClient and ReactiveDiscoveryClient on the registry's watches, and the catalog's HeartbeatEvents. */
 @AutoConfiguration(after = RegistryClientAutoConfiguration.class, beforeName = {
     "org.springframework.cloud.client.discovery.simple.SimpleDiscoveryClientAutoConfiguration",
     "org.springframework.cloud.client.discovery.simple.reactive.SimpleReactiveDiscoveryClientAutoConfiguration",
@@ -26,8 +28,18 @@ public class RegistryDiscoveryAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  public ServiceViews registryServiceViews(RegistryClient client, RegistryProperties properties) {
-    return new ServiceViews(client, properties.getNamespace(), properties.getGroup(), properties.getRequestTimeout());
+  @ConditionalOnBooleanProperty(name = "reactive-registry.discovery.catalog-events", matchIfMissing = true)
+  public CatalogHeartbeats registryCatalogHeartbeats(RegistryClient client, RegistryProperties properties,
+      ApplicationEventPublisher publisher) {
+    return new CatalogHeartbeats(client, properties.getNamespace(), properties.getGroup(), publisher);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public ServiceViews registryServiceViews(RegistryClient client, RegistryProperties properties,
+      ObjectProvider<CatalogHeartbeats> catalog) {
+    return new ServiceViews(client, properties.getNamespace(), properties.getGroup(), properties.getRequestTimeout(),
+        catalog.getIfAvailable());
   }
 
   @Configuration(proxyBeanMethods = false)

@@ -26,6 +26,7 @@ public final class ServiceViews implements DisposableBean {
   private final String namespace;
   private final String group;
   private final Duration firstViewTimeout;
+  private final @Nullable CatalogHeartbeats catalog;
   private final ConcurrentMap<Key, Watched> watched = new ConcurrentHashMap<>();
   private final Disposable.Composite subscriptions = Disposables.composite();
 
@@ -34,10 +35,17 @@ public final class ServiceViews implements DisposableBean {
    *     before (the registry may be unreachable)
    */
   public ServiceViews(RegistryClient client, String namespace, String group, Duration firstViewTimeout) {
+    this(client, namespace, group, firstViewTimeout, null);
+  }
+
+  /** @param catalog the watched catalog, which answers {@link #serviceIds()} once it has arrived; null: none */
+  public ServiceViews(RegistryClient client, String namespace, String group, Duration firstViewTimeout,
+      @Nullable CatalogHeartbeats catalog) {
     this.client = client;
     this.namespace = namespace;
     this.group = group;
     this.firstViewTimeout = firstViewTimeout;
+    this.catalog = catalog;
   }
 
   public ServiceName name(String serviceId) {
@@ -75,10 +83,14 @@ public final class ServiceViews implements DisposableBean {
     return Optional.ofNullable(watched(serviceId, healthyOnly).latest);
   }
 
-  /** The names of the services in the configured namespace and group. */
+  /**
+   * The names of the services in the configured namespace and group: from the watched catalog
+   * once it has arrived (pushed, no request), else listed.
+   */
   public Mono<List<String>> serviceIds() {
-    return client.services(namespace, group).map(summary -> summary.service()).collectList()
-        .timeout(firstViewTimeout);
+    Optional<List<String>> watched = catalog == null ? Optional.empty() : catalog.serviceIds();
+    return watched.map(Mono::just).orElseGet(() -> client.services(namespace, group).map(summary -> summary.service())
+        .collectList().timeout(firstViewTimeout));
   }
 
   private Watched watched(String serviceId, boolean healthyOnly) {
