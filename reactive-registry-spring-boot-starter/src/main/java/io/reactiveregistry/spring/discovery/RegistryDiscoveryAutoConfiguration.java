@@ -29,17 +29,17 @@ public class RegistryDiscoveryAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnBooleanProperty(name = "reactive-registry.discovery.catalog-events", matchIfMissing = true)
-  public CatalogHeartbeats registryCatalogHeartbeats(RegistryClient client, RegistryProperties properties,
+  public DiscoveryHeartbeats registryDiscoveryHeartbeats(RegistryClient client, RegistryProperties properties,
       ApplicationEventPublisher publisher) {
-    return new CatalogHeartbeats(client, properties.getNamespace(), properties.getGroup(), publisher);
+    return new DiscoveryHeartbeats(client, properties.getNamespace(), properties.getGroup(), publisher);
   }
 
   @Bean
   @ConditionalOnMissingBean
   public ServiceViews registryServiceViews(RegistryClient client, RegistryProperties properties,
-      ObjectProvider<CatalogHeartbeats> catalog) {
+      ObjectProvider<DiscoveryHeartbeats> heartbeats) {
     return new ServiceViews(client, properties.getNamespace(), properties.getGroup(), properties.getRequestTimeout(),
-        catalog.getIfAvailable());
+        heartbeats.getIfAvailable());
   }
 
   @Configuration(proxyBeanMethods = false)

@@ -26,7 +26,7 @@ public final class ServiceViews implements DisposableBean {
   private final String namespace;
   private final String group;
   private final Duration firstViewTimeout;
-  private final @Nullable CatalogHeartbeats catalog;
+  private final @Nullable DiscoveryHeartbeats heartbeats;
   private final ConcurrentMap<Key, Watched> watched = new ConcurrentHashMap<>();
   private final Disposable.Composite subscriptions = Disposables.composite();
 
@@ -38,14 +38,17 @@ public final class ServiceViews implements DisposableBean {
     this(client, namespace, group, firstViewTimeout, null);
   }
 
-  /** @param catalog the watched catalog, which answers {@link #serviceIds()} once it has arrived; null: none */
+  /**
+   * @param heartbeats the watched catalog, which answers {@link #serviceIds()} once it has arrived,
+   *     and is told when a view changes; null: none
+   */
   public ServiceViews(RegistryClient client, String namespace, String group, Duration firstViewTimeout,
-      @Nullable CatalogHeartbeats catalog) {
+      @Nullable DiscoveryHeartbeats heartbeats) {
     this.client = client;
     this.namespace = namespace;
     this.group = group;
     this.firstViewTimeout = firstViewTimeout;
-    this.catalog = catalog;
+    this.heartbeats = heartbeats;
   }
 
   public ServiceName name(String serviceId) {
@@ -88,7 +91,7 @@ public final class ServiceViews implements DisposableBean {
    * once it has arrived (pushed, no request), else listed.
    */
   public Mono<List<String>> serviceIds() {
-    Optional<List<String>> watched = catalog == null ? Optional.empty() : catalog.serviceIds();
+    Optional<List<String>> watched = heartbeats == null ? Optional.empty() : heartbeats.serviceIds();
     return watched.map(Mono::just).orElseGet(() -> client.services(namespace, group).map(summary -> summary.service())
         .collectList().timeout(firstViewTimeout));
   }
@@ -100,7 +103,12 @@ public final class ServiceViews implements DisposableBean {
   private Watched watch(Key key) {
     Watched view = new Watched();
     view.views = client.watch(name(key.serviceId), List.of(), key.healthyOnly)
-        .doOnNext(next -> view.latest = next)
+        .doOnNext(next -> {
+          view.latest = next;
+          if (heartbeats != null) {
+            heartbeats.viewChanged();
+          }
+        })
         .replay(1)
         .autoConnect(0, subscriptions::add);
     return view;
