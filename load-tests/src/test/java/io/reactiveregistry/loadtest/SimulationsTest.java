@@ -124,6 +124,21 @@ class SimulationsTest {
   }
 
   @Test
+  void catalogFanOutTimesEachServicesChangeAtEveryCatalogSubscriber() throws Exception {
+    RunResult result = run("CatalogFanOut", "services", "20", "subscribers", "5", "rate", "100", "duration-ms", "300",
+        "warmup-ms", "1000");
+
+    assertThat(stats(result, "register").ok()).isEqualTo(20);
+    assertThat(stats(result, "catalog-subscribe").ok()).isEqualTo(5);
+    assertThat(stats(result, "change").ok()).isEqualTo(30);
+    // Each of the 20 services changed at least once, at each subscriber (a service's changes close
+    // together may reach a subscriber as one event).
+    assertThat(stats(result, "catalog-push").ok()).isBetween(100L, 150L);
+    assertThat(result.passed()).isTrue();
+    reportOf(result);
+  }
+
+  @Test
   void churnMeasuresCloseToRemoveAtEverySubscriber() throws Exception {
     RunResult result = run("ChurnWithSubscribers", "subscribers", "5", "rate", "5", "duration-ms", "1000",
         "instances", "2", "lifetime-ms", "300");

@@ -3,13 +3,16 @@ package io.reactiveregistry.loadtest.dsl;
 import io.reactiveregistry.loadtest.engine.VirtualUser;
 import io.reactiveregistry.loadtest.engine.VirtualUser.Registered;
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.CatalogEvent;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -255,6 +258,73 @@ public final class Steps {
           .take(hold)
           .then();
     };
+  }
+
+  /**
+   * When each service was last changed by {@link #changeServices}: the catalog subscribers of the
+   * same run time each UPSERT from it (one load generator process, one clock).
+   */
+  private static final Map<String, Long> CHANGED_AT = new ConcurrentHashMap<>();
+
+  /**
+   * Registers one instance in each of {@code services} services, {@code prefix-<n>} for n from
+   * {@code first.getAndAdd(services)} on (users of one scenario share {@code first}, each taking
+   * the next range), {@code concurrency} at a time.
+   */
+  public static Step registerAcross(String prefix, AtomicInteger first, int services, int concurrency) {
+    return user -> Mono.defer(() -> {
+      int from = first.getAndAdd(services);
+      return Flux.range(from, services).flatMap(n -> registerOne(user, prefix + "-" + n, 10_000, ""), concurrency)
+          .then();
+    });
+  }
+
+  /**
+   * Subscribes to the catalog of the services named {@code prefix...} and holds the stream for
+   * {@code hold}, recording {@code catalog-subscribe} to its SNAPSHOT and {@code catalog-push}
+   * from a change made by {@link #changeServices} to its UPSERT.
+   */
+  public static Step subscribeCatalog(String prefix, Duration hold) {
+    String body = "{\"prefix\":\"" + prefix + "\"}";
+    return user -> {
+      long start = System.nanoTime();
+      boolean[] first = {true};
+      return user.stream("catalog.subscribe", body)
+          .doOnNext(text -> {
+            long now = System.nanoTime();
+            if (first[0]) {
+              first[0] = false;
+              user.metrics().record("catalog-subscribe", start, now, true);
+              return;
+            }
+            CatalogEvent event = json.decode(text, CatalogEvent.class);
+            Long changed = CatalogEvent.UPSERT.equals(event.type()) ? CHANGED_AT.get(event.service().service()) : null;
+            if (changed != null) {
+              user.metrics().record("catalog-push", changed, now, true);
+            }
+          })
+          .take(hold)
+          .then();
+    };
+  }
+
+  /**
+   * Makes {@code count} catalog changes, one every {@code interval} (up to 16 in flight): each
+   * adds a second instance to the next of {@code services} services {@code prefix-<n>}, or, on
+   * the next round over them, removes it, so each changes its instance count. Recorded as
+   * {@code change}.
+   */
+  public static Step changeServices(String prefix, int services, int count, Duration interval) {
+    return user -> ticks(interval, count)
+        .flatMap(i -> {
+          String service = prefix + "-" + (i % services);
+          boolean add = (i / services) % 2 == 0;
+          String instance = "\"instance\":{\"ip\":\"" + user.ip() + "\",\"port\":9999}";
+          CHANGED_AT.put(service, System.nanoTime());
+          return user.request("change", add ? "instance.register" : "instance.deregister",
+              "{\"service\":\"" + service + "\"," + instance + "}");
+        }, 16)
+        .then();
   }
 
   /**

@@ -8,6 +8,7 @@ import static io.reactiveregistry.loadtest.dsl.Injection.atOnceUsers;
 import static io.reactiveregistry.loadtest.dsl.Injection.constantUsersPerSec;
 import static io.reactiveregistry.loadtest.dsl.Scenario.scenario;
 import static io.reactiveregistry.loadtest.dsl.Steps.awaitOk;
+import static io.reactiveregistry.loadtest.dsl.Steps.changeServices;
 import static io.reactiveregistry.loadtest.dsl.Steps.closeAbruptly;
 import static io.reactiveregistry.loadtest.dsl.Steps.connect;
 import static io.reactiveregistry.loadtest.dsl.Steps.connectAvoiding;
@@ -19,9 +20,11 @@ import static io.reactiveregistry.loadtest.dsl.Steps.query;
 import static io.reactiveregistry.loadtest.dsl.Steps.queryAtRate;
 import static io.reactiveregistry.loadtest.dsl.Steps.reconnectAndRedo;
 import static io.reactiveregistry.loadtest.dsl.Steps.register;
+import static io.reactiveregistry.loadtest.dsl.Steps.registerAcross;
 import static io.reactiveregistry.loadtest.dsl.Steps.resubscribe;
 import static io.reactiveregistry.loadtest.dsl.Steps.spreadHeartbeats;
 import static io.reactiveregistry.loadtest.dsl.Steps.subscribe;
+import static io.reactiveregistry.loadtest.dsl.Steps.subscribeCatalog;
 
 import io.reactiveregistry.loadtest.dsl.Assertion;
 import io.reactiveregistry.loadtest.dsl.Simulation;
@@ -39,6 +42,7 @@ public final class BuiltIn {
       Map.entry("RegistrationStorm", BuiltIn::registrationStorm),
       Map.entry("SteadyHeartbeats", BuiltIn::steadyHeartbeats),
       Map.entry("SubscriptionFanOut", BuiltIn::subscriptionFanOut),
+      Map.entry("CatalogFanOut", BuiltIn::catalogFanOut),
       Map.entry("ChurnWithSubscribers", BuiltIn::churnWithSubscribers),
       Map.entry("ReconnectStorm", BuiltIn::reconnectStorm),
       Map.entry("QueryLoad", BuiltIn::queryLoad),
@@ -158,6 +162,38 @@ public final class BuiltIn {
         .maxDuration(hold.plusSeconds(30))
         .assertions(withOptional(p, "push",
             errorPercent("*").lessThan(0.1), count("push").atLeast((long) subscribers * updates)));
+  }
+
+  /**
+   * A large catalog changing steadily, watched by many catalog subscribers: how fast does each
+   * service's change reach each of them? A fleet registers one instance in each service (5,000 per
+   * connection, within its quota) and holds them; the subscribers take the catalog's snapshot;
+   * then a publisher changes {@code rate} services a second.
+   */
+  static Simulation catalogFanOut(Params p) {
+    int services = p.integer("services", 10_000);
+    int subscribers = p.integer("subscribers", 100);
+    double rate = p.decimal("rate", 500);
+    Duration duration = p.millis("duration-ms", 10_000);
+    Duration warmup = p.millis("warmup-ms", 20_000);
+    int perConnection = 5_000;
+    int fleet = (services + perConnection - 1) / perConnection;
+    int changes = (int) (rate * duration.toMillis() / 1_000);
+    Duration hold = warmup.multipliedBy(2).plus(duration).plusSeconds(2);
+    java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+    return Simulation.named("CatalogFanOut")
+        .setUp(
+            scenario("fleet").exec(connect())
+                .exec(registerAcross("cat", next, Math.min(perConnection, services), 32))
+                // Held past the subscribers' end: their instances' release is no change to time.
+                .exec(pause(hold.plusSeconds(1))).inject(atOnceUsers(fleet)),
+            scenario("subscribers").exec(awaitOk("register", (long) fleet * Math.min(perConnection, services), warmup))
+                .exec(connect()).exec(subscribeCatalog("cat-", hold)).inject(atOnceUsers(subscribers)),
+            scenario("publisher").exec(awaitOk("catalog-subscribe", subscribers, warmup.multipliedBy(2)))
+                .exec(connect()).exec(changeServices("cat", services, changes, Duration.ofNanos((long) (1e9 / rate))))
+                .exec(pause(hold)).inject(atOnceUsers(1)))
+        .maxDuration(hold.plusSeconds(30))
+        .assertions(withOptional(p, "catalog-push", errorPercent("*").lessThan(0.1)));
   }
 
   /** Clients come, register and crash while subscribers watch: how fast do they hear of it? */
