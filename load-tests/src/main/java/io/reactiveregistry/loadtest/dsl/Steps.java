@@ -264,7 +264,17 @@ public final class Steps {
    * When each service was last changed by {@link #changeServices}: the catalog subscribers of the
    * same run time each UPSERT from it (one load generator process, one clock).
    */
-  private static final Map<String, Long> CHANGED_AT = new ConcurrentHashMap<>();
+  private static final Map<String, Changed> CHANGED_AT = new ConcurrentHashMap<>();
+
+  /** A service's last change: when, and the instance count it leads to (what its UPSERT shows). */
+  private record Changed(long at, int instanceCount) {}
+
+  /**
+   * The catalog runs' instances send no heartbeats, and must not turn unhealthy or go meanwhile
+   * (each would be a catalog change of its own): timings of ten minutes.
+   */
+  private static final String LONG_LIVED = "\"preserved.heart.beat.timeout\":\"600000\","
+      + "\"preserved.ip.delete.timeout\":\"600000\"";
 
   /**
    * Registers one instance in each of {@code services} services, {@code prefix-<n>} for n from
@@ -274,15 +284,15 @@ public final class Steps {
   public static Step registerAcross(String prefix, AtomicInteger first, int services, int concurrency) {
     return user -> Mono.defer(() -> {
       int from = first.getAndAdd(services);
-      return Flux.range(from, services).flatMap(n -> registerOne(user, prefix + "-" + n, 10_000, ""), concurrency)
-          .then();
+      return Flux.range(from, services).flatMap(n -> registerOne(user, prefix + "-" + n, 10_000, LONG_LIVED),
+          concurrency).then();
     });
   }
 
   /**
    * Subscribes to the catalog of the services named {@code prefix...} and holds the stream for
    * {@code hold}, recording {@code catalog-subscribe} to its SNAPSHOT and {@code catalog-push}
-   * from a change made by {@link #changeServices} to its UPSERT.
+   * from a change made by {@link #changeServices} to the UPSERT that shows it (its instance count).
    */
   public static Step subscribeCatalog(String prefix, Duration hold) {
     String body = "{\"prefix\":\"" + prefix + "\"}";
@@ -298,9 +308,10 @@ public final class Steps {
               return;
             }
             CatalogEvent event = json.decode(text, CatalogEvent.class);
-            Long changed = CatalogEvent.UPSERT.equals(event.type()) ? CHANGED_AT.get(event.service().service()) : null;
-            if (changed != null) {
-              user.metrics().record("catalog-push", changed, now, true);
+            Changed changed = CatalogEvent.UPSERT.equals(event.type()) ? CHANGED_AT.get(event.service().service())
+                : null;
+            if (changed != null && changed.instanceCount() == event.service().instanceCount()) {
+              user.metrics().record("catalog-push", changed.at(), now, true);
             }
           })
           .take(hold)
@@ -319,8 +330,9 @@ public final class Steps {
         .flatMap(i -> {
           String service = prefix + "-" + (i % services);
           boolean add = (i / services) % 2 == 0;
-          String instance = "\"instance\":{\"ip\":\"" + user.ip() + "\",\"port\":9999}";
-          CHANGED_AT.put(service, System.nanoTime());
+          String instance = "\"instance\":{\"ip\":\"" + user.ip() + "\",\"port\":9999"
+              + (add ? ",\"metadata\":{" + LONG_LIVED + "}" : "") + "}";
+          CHANGED_AT.put(service, new Changed(System.nanoTime(), add ? 2 : 1));
           return user.request("change", add ? "instance.register" : "instance.deregister",
               "{\"service\":\"" + service + "\"," + instance + "}");
         }, 16)
