@@ -67,6 +67,8 @@ final class ConnectionManager implements Disposable {
    * has succeeded since. (Not while the first attempt is still under way.)
    */
   private volatile boolean unreachable;
+  /** Whether the last link published is the empty one (none yet counts as not). */
+  private volatile boolean announcedNone;
 
   ConnectionManager(List<URI> servers, String clientName, @Nullable String token, @Nullable ClientTls tls,
       Duration minBackoff, Duration maxBackoff, Duration connectTimeout, RandomGenerator random, ClientMeters meters) {
@@ -129,6 +131,9 @@ final class ConnectionManager implements Disposable {
             .filter(error -> !closed)
             .doBeforeRetry(signal -> {
               unreachable = true;
+              if (!announcedNone && current == null) {
+                publish(Optional.empty()); // the first attempts failed: watches show what they kept
+              }
               log.debug("connect attempt {} failed: {}", signal.totalRetries() + 1, signal.failure().toString());
             }))
         .subscribe(this::connected, error -> log.debug("stopped connecting: {}", error.toString()));
@@ -223,6 +228,7 @@ final class ConnectionManager implements Disposable {
   }
 
   private synchronized void publish(Optional<Link> link) {
+    announcedNone = link.isEmpty();
     links.tryEmitNext(link);
   }
 

@@ -22,6 +22,7 @@ import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The registry client of a reactive application: one connection to one of the configured
@@ -62,7 +63,8 @@ public final class RegistryClient {
     this.registrar = new Registrar(connections, builder.requestTimeout, builder.minBackoff, builder.maxBackoff,
         meters);
     this.watches = new Watches(connections, builder.watchGracePeriod, builder.reconnectSettle, builder.minBackoff,
-        builder.maxBackoff);
+        builder.maxBackoff, builder.cacheDirectory == null ? null : new ViewCache(builder.cacheDirectory,
+            builder.cacheMaxAge, java.time.Clock.systemUTC(), Schedulers.boundedElastic()));
     this.catalogs = new CatalogWatches(connections, builder.minBackoff, builder.maxBackoff);
     this.chooser = new InstanceChooser(builder.random);
     this.requestTimeout = builder.requestTimeout;
@@ -306,6 +308,8 @@ public final class RegistryClient {
     private Duration watchGracePeriod = Duration.ofSeconds(30);
     private Duration reconnectSettle = Duration.ofSeconds(3);
     private boolean deregisterOnClose = true;
+    private java.nio.file.@Nullable Path cacheDirectory;
+    private Duration cacheMaxAge = Duration.ofDays(1);
     private RandomGenerator random = new Random();
     private Object meterRegistry;
 
@@ -392,6 +396,18 @@ public final class RegistryClient {
      */
     public Builder reconnectSettle(Duration value) {
       this.reconnectSettle = value;
+      return this;
+    }
+
+    /**
+     * Keeps each watched view in {@code directory} as it changes, so that a client starting while
+     * no registry server can be reached watches, queries and chooses from the views it kept
+     * (flagged stale), until a server answers. A view older than {@code maxAge}, or a damaged
+     * file, is not used. Off by default.
+     */
+    public Builder viewCache(java.nio.file.Path directory, Duration maxAge) {
+      this.cacheDirectory = directory;
+      this.cacheMaxAge = maxAge;
       return this;
     }
 

@@ -51,8 +51,13 @@ final class Watches {
   private final Map<Key, ServiceView> lastViews = new ConcurrentHashMap<>();
   private static final int MAX_KEPT_VIEWS = 10_000;
 
-  Watches(ConnectionManager connections, Duration grace, Duration settle, Duration minBackoff, Duration maxBackoff) {
+  /** Views kept on disk for a start while no server can be reached; null: none. */
+  private final @Nullable ViewCache cache;
+
+  Watches(ConnectionManager connections, Duration grace, Duration settle, Duration minBackoff, Duration maxBackoff,
+      @Nullable ViewCache cache) {
     this.connections = connections;
+    this.cache = cache;
     this.grace = grace;
     this.settle = settle;
     this.minBackoff = minBackoff;
@@ -68,9 +73,19 @@ final class Watches {
     return shared.computeIfAbsent(key, this::share);
   }
 
-  /** The latest view of {@code key} this client has seen, if any; up to date only while connected. */
+  /**
+   * The latest view of {@code key} this client has seen, if any, else the one kept on disk (stale);
+   * up to date only while connected.
+   */
   @Nullable ServiceView last(Key key) {
-    return lastViews.get(key);
+    ServiceView seen = lastViews.get(key);
+    if (seen == null && cache != null) {
+      seen = cache.read(key);
+      if (seen != null) {
+        lastViews.putIfAbsent(key, seen);
+      }
+    }
+    return seen;
   }
 
   /** Raw events across reconnects: each new connection starts with a fresh SNAPSHOT. */
@@ -79,7 +94,7 @@ final class Watches {
   }
 
   private Flux<ServiceView> share(Key key) {
-    AtomicReference<ServiceView> last = new AtomicReference<>(lastViews.get(key));
+    AtomicReference<ServiceView> last = new AtomicReference<>(last(key));
     return Flux.defer(() -> {
       FoldedState state = new FoldedState(key.service());
       return connections.links().switchMap(link -> {
@@ -101,6 +116,9 @@ final class Watches {
           lastViews.clear();
         }
         lastViews.put(key, view);
+        if (cache != null && !view.stale()) {
+          cache.write(key, view);
+        }
       });
     })
         .doOnSubscribe(s -> live.put(key, Boolean.TRUE))

@@ -10,6 +10,7 @@ import io.reactiveregistry.protocol.message.DeregisterResult;
 import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.RegisterResult;
+import io.reactiveregistry.server.e2e.MemberPorts;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketServer;
@@ -42,7 +43,11 @@ class RedoTest {
   private final List<Integer> heartbeatsOn = new CopyOnWriteArrayList<>();
   private final AtomicInteger connections = new AtomicInteger();
   private final List<RSocket> peers = new CopyOnWriteArrayList<>();
-  private final CloseableChannel server = bind(0);
+  /**
+   * Below the kernel's ephemeral range: the client reconnects every few milliseconds while the
+   * server is down, and an attempt's own local port could otherwise be the one the server binds again.
+   */
+  private final CloseableChannel server = bind(MemberPorts.free(1).get(0));
   private final int port = server.address().getPort();
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
   private final RegistryClient client = RegistryClient.builder()

@@ -10,6 +10,7 @@ import io.reactiveregistry.protocol.message.ErrorBody;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.server.e2e.MemberPorts;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketServer;
@@ -44,7 +45,11 @@ class WatchRetryTest {
   /** The instance the next snapshot holds. */
   private final AtomicReference<String> serving = new AtomicReference<>("127.0.0.5");
   private final List<RSocket> peers = new CopyOnWriteArrayList<>();
-  private final CloseableChannel server = bind(0);
+  /**
+   * Below the kernel's ephemeral range: the client reconnects every few milliseconds while the
+   * server is down, and an attempt's own local port could otherwise be the one the server binds again.
+   */
+  private final CloseableChannel server = bind(MemberPorts.free(1).get(0));
   private final int port = server.address().getPort();
   private final RegistryClient client = RegistryClient.builder()
       .servers("tcp://127.0.0.1:" + port)

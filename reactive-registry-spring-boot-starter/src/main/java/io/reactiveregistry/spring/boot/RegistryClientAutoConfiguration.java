@@ -45,6 +45,9 @@ public class RegistryClientAutoConfiguration {
     if (tls.configured()) {
       builder.tls(new ClientTls(tls.getTrustedCertificates(), tls.getCertificate(), tls.getKey()));
     }
+    if (properties.getViewCacheDirectory() != null) {
+      builder.viewCache(properties.getViewCacheDirectory(), properties.getViewCacheMaxAge());
+    }
     meters.ifAvailable(binding -> binding.applyTo(builder));
     return builder.build();
   }

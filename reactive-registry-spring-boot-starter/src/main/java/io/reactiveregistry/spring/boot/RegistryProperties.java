@@ -44,6 +44,31 @@ public class RegistryProperties {
   /** The longest wait between reconnection attempts. */
   private Duration reconnectMaxBackoff = Duration.ofSeconds(5);
 
+  /**
+   * A folder where the client keeps the views it watches, so that the application, started while
+   * no registry server can be reached, discovers from them (stale) until one answers; unset: none.
+   */
+  private @Nullable Path viewCacheDirectory;
+
+  /** How old a kept view may be and still be used. */
+  private Duration viewCacheMaxAge = Duration.ofDays(1);
+
+  public @Nullable Path getViewCacheDirectory() {
+    return viewCacheDirectory;
+  }
+
+  public void setViewCacheDirectory(@Nullable Path viewCacheDirectory) {
+    this.viewCacheDirectory = viewCacheDirectory;
+  }
+
+  public Duration getViewCacheMaxAge() {
+    return viewCacheMaxAge;
+  }
+
+  public void setViewCacheMaxAge(Duration viewCacheMaxAge) {
+    this.viewCacheMaxAge = viewCacheMaxAge;
+  }
+
   private final Tls tls = new Tls();
   private final Discovery discovery = new Discovery();
   private final Registration registration = new Registration();
