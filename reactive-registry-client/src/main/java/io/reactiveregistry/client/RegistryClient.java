@@ -64,7 +64,8 @@ public final class RegistryClient {
         meters);
     this.watches = new Watches(connections, builder.watchGracePeriod, builder.reconnectSettle, builder.minBackoff,
         builder.maxBackoff, builder.cacheDirectory == null ? null : new ViewCache(builder.cacheDirectory,
-            builder.cacheMaxAge, java.time.Clock.systemUTC(), Schedulers.boundedElastic()));
+            builder.cacheMaxAge, java.time.Clock.systemUTC(), Schedulers.boundedElastic()),
+        builder.pushEmptyProtection);
     this.catalogs = new CatalogWatches(connections, builder.minBackoff, builder.maxBackoff);
     this.chooser = new InstanceChooser(builder.random);
     this.requestTimeout = builder.requestTimeout;
@@ -310,6 +311,7 @@ public final class RegistryClient {
     private boolean deregisterOnClose = true;
     private java.nio.file.@Nullable Path cacheDirectory;
     private Duration cacheMaxAge = Duration.ofDays(1);
+    private boolean pushEmptyProtection;
     private RandomGenerator random = new Random();
     private Object meterRegistry;
 
@@ -408,6 +410,16 @@ public final class RegistryClient {
     public Builder viewCache(java.nio.file.Path directory, Duration maxAge) {
       this.cacheDirectory = directory;
       this.cacheMaxAge = maxAge;
+      return this;
+    }
+
+    /**
+     * Push-empty protection (Nacos's {@code namingPushEmptyProtection}): a watch keeps its last
+     * non-empty view rather than show an empty one, unless the service was deleted. For callers
+     * that would rather call instances that may be gone than have none to call. Off by default.
+     */
+    public Builder pushEmptyProtection(boolean value) {
+      this.pushEmptyProtection = value;
       return this;
     }
 

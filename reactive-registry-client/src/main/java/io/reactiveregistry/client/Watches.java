@@ -53,11 +53,14 @@ final class Watches {
 
   /** Views kept on disk for a start while no server can be reached; null: none. */
   private final @Nullable ViewCache cache;
+  /** Whether an empty view may replace a non-empty one only when the service was deleted. */
+  private final boolean pushEmptyProtection;
 
   Watches(ConnectionManager connections, Duration grace, Duration settle, Duration minBackoff, Duration maxBackoff,
-      @Nullable ViewCache cache) {
+      @Nullable ViewCache cache, boolean pushEmptyProtection) {
     this.connections = connections;
     this.cache = cache;
+    this.pushEmptyProtection = pushEmptyProtection;
     this.grace = grace;
     this.settle = settle;
     this.minBackoff = minBackoff;
@@ -109,6 +112,10 @@ final class Watches {
           events = events.retryWhen(resubscriptions());
         }
         Flux<ServiceView> fresh = fold(state, events);
+        if (pushEmptyProtection) { // an empty view replaces a non-empty one only when the service was deleted
+          fresh = fresh.filter(view -> !view.instances().isEmpty() || state.deleted() || last.get() == null
+              || last.get().instances().isEmpty());
+        }
         return seen == null || seen.instances().isEmpty() ? fresh : holdBackEmpty(fresh);
       }).doOnNext(view -> {
         last.set(view);
@@ -206,6 +213,8 @@ final class Watches {
     private final Map<String, InstanceBody> instances = new LinkedHashMap<>();
     private boolean snapshotSeen;
     private boolean protection;
+    /** Whether the service was deleted, and has not had an instance since. */
+    private boolean deleted;
     private long revision;
     private @Nullable String node;
 
@@ -238,15 +247,25 @@ final class Watches {
         case ServiceEvent.RESUMED -> {
           // What was missed follows; meanwhile the view as it was is current again.
         }
-        case ServiceEvent.UPSERT -> instances.put(event.instance().instanceId(), event.instance());
+        case ServiceEvent.UPSERT -> {
+          instances.put(event.instance().instanceId(), event.instance());
+          deleted = false;
+        }
         case ServiceEvent.REMOVE -> instances.remove(event.instanceId());
-        case ServiceEvent.SERVICE_DELETED -> instances.clear();
+        case ServiceEvent.SERVICE_DELETED -> {
+          instances.clear();
+          deleted = true;
+        }
         default -> {
           return false; // a type added by a newer server
         }
       }
       revision = event.revision();
       return snapshotSeen;
+    }
+
+    synchronized boolean deleted() {
+      return deleted && instances.isEmpty();
     }
 
     synchronized ServiceView view() {

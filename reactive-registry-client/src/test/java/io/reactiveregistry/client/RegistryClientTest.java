@@ -410,6 +410,36 @@ class RegistryClientTest {
   }
 
   @Test
+  void withPushEmptyProtectionAWatchKeepsItsLastInstancesUntilTheServiceIsDeleted() {
+    RegistryClient app = client("app");
+    RegistryClient guarded = client(RegistryClient.builder().servers(TestServers.address(server)).clientName("guarded")
+        .pushEmptyProtection(true));
+    RegistryClient plain = client("plain");
+    Registration registration = app.register(ORDERS, instance("127.0.0.5", 8080)).block(WAIT);
+    List<ServiceView> guardedViews = new CopyOnWriteArrayList<>();
+    List<ServiceView> plainViews = new CopyOnWriteArrayList<>();
+    Disposable guarding = guarded.watch(ORDERS).subscribe(guardedViews::add);
+    Disposable watching = plain.watch(ORDERS).subscribe(plainViews::add);
+    WireClient ops = WireClient.connect(server.tcpPort(), "ops");
+    try {
+      await().atMost(WAIT).until(() -> !guardedViews.isEmpty() && !plainViews.isEmpty()
+          && plainViews.get(plainViews.size() - 1).instances().size() == 1);
+
+      registration.deregister().block(WAIT);
+      await().atMost(WAIT).until(() -> plainViews.get(plainViews.size() - 1).instances().isEmpty());
+      await().during(Duration.ofMillis(300)).atMost(WAIT).until(() ->
+          guardedViews.stream().allMatch(view -> view.instances().size() == 1));
+
+      ops.call("admin.service.delete", "{\"service\":\"orders\"}");
+      await().atMost(WAIT).until(() -> guardedViews.get(guardedViews.size() - 1).instances().isEmpty());
+    } finally {
+      guarding.dispose();
+      watching.dispose();
+      ops.close();
+    }
+  }
+
+  @Test
   void clientsGivenTheSameListSpreadOverItsServers() {
     List<RegistryServer> servers = List.of(TestServers.start(0), TestServers.start(0), TestServers.start(0));
     try {

@@ -37,7 +37,8 @@ public class RegistryClientAutoConfiguration {
         .clientName(clientName(properties, environment))
         .connectTimeout(properties.getConnectTimeout())
         .requestTimeout(properties.getRequestTimeout())
-        .reconnectBackoff(properties.getReconnectMinBackoff(), properties.getReconnectMaxBackoff());
+        .reconnectBackoff(properties.getReconnectMinBackoff(), properties.getReconnectMaxBackoff())
+        .pushEmptyProtection(properties.isPushEmptyProtection());
     if (properties.getToken() != null) {
       builder.token(properties.getToken());
     }

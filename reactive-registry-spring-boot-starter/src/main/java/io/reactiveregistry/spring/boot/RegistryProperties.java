@@ -53,6 +53,20 @@ public class RegistryProperties {
   /** How old a kept view may be and still be used. */
   private Duration viewCacheMaxAge = Duration.ofDays(1);
 
+  /**
+   * Whether a service's view keeps its last instances rather than turn empty, unless the service
+   * was deleted (Nacos's push-empty protection).
+   */
+  private boolean pushEmptyProtection;
+
+  public boolean isPushEmptyProtection() {
+    return pushEmptyProtection;
+  }
+
+  public void setPushEmptyProtection(boolean pushEmptyProtection) {
+    this.pushEmptyProtection = pushEmptyProtection;
+  }
+
   public @Nullable Path getViewCacheDirectory() {
     return viewCacheDirectory;
   }
