@@ -14,6 +14,7 @@ import io.reactiveregistry.protocol.message.ServiceSummary;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
+import io.reactiveregistry.server.e2e.AtOnce;
 import io.reactiveregistry.server.e2e.WireClient;
 import java.time.Duration;
 import java.util.List;
@@ -277,7 +278,7 @@ class RegistryClientTest {
         .requestTimeout(WAIT));
     await().atMost(WAIT).until(caller::isUnreachable); // its first attempt failed
 
-    RegistryUnavailableException unavailable = fast(() -> catchThrowableOfType(RegistryUnavailableException.class,
+    RegistryUnavailableException unavailable = AtOnce.answer(() -> catchThrowableOfType(RegistryUnavailableException.class,
         () -> caller.choose(ORDERS).block(WAIT)));
     assertThat(unavailable).hasMessageContaining("public/DEFAULT_GROUP/orders")
         .hasMessageContaining("tcp://127.0.0.1:1");
@@ -349,34 +350,18 @@ class RegistryClientTest {
     await().atMost(WAIT).until(app::isUnreachable);
 
     // Each read answers from memory, well within the 10 s request timeout it used to wait out.
-    assertThat(fast(() -> app.services("public", null).collectList().block(WAIT)))
+    assertThat(AtOnce.answer(() -> app.services("public", null).collectList().block(WAIT)))
         .extracting(ServiceSummary::service).containsExactly("orders");
-    assertThat(fast(() -> app.query(ORDERS).block(WAIT)).instances()).extracting(InstanceBody::ip)
+    assertThat(AtOnce.answer(() -> app.query(ORDERS).block(WAIT)).instances()).extracting(InstanceBody::ip)
         .containsExactly("127.0.0.5");
-    assertThat(fast(() -> app.choose(ORDERS).block(WAIT)).ip()).isEqualTo("127.0.0.5");
-    ServiceView stale = fast(() -> app.watch(ORDERS, List.of(), true).blockFirst(WAIT));
+    assertThat(AtOnce.answer(() -> app.choose(ORDERS).block(WAIT)).ip()).isEqualTo("127.0.0.5");
+    ServiceView stale = AtOnce.answer(() -> app.watch(ORDERS, List.of(), true).blockFirst(WAIT));
     assertThat(stale.stale()).isTrue();
     assertThat(stale.instances()).extracting(InstanceBody::ip).containsExactly("127.0.0.5");
     // What it never read fails at once, saying so.
-    RegistryUnavailableException never = fast(() -> catchThrowableOfType(RegistryUnavailableException.class,
+    RegistryUnavailableException never = AtOnce.answer(() -> catchThrowableOfType(RegistryUnavailableException.class,
         () -> app.query(ServiceName.of("billing")).block(WAIT)));
     assertThat(never).hasMessageContaining("never read before");
-  }
-
-  /**
-   * What {@code read} returns, once it has answered within 100 ms in one of three tries (a wait for
-   * the request timeout would take 10 s every time; a machine busy with other tests may delay one try).
-   */
-  private static <T> T fast(java.util.function.Supplier<T> read) {
-    long best = Long.MAX_VALUE;
-    T answer = null;
-    for (int attempt = 0; attempt < 3 && best > Duration.ofMillis(100).toNanos(); attempt++) {
-      long start = System.nanoTime();
-      answer = read.get();
-      best = Math.min(best, System.nanoTime() - start);
-    }
-    assertThat(Duration.ofNanos(best)).isLessThan(Duration.ofMillis(100));
-    return answer;
   }
 
   @Test

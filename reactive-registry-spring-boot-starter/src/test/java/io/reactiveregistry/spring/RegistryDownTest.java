@@ -7,9 +7,9 @@ import static org.awaitility.Awaitility.await;
 import io.reactiveregistry.client.RegistryClient;
 import io.reactiveregistry.client.ServiceName;
 import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.e2e.AtOnce;
 import io.reactiveregistry.spring.health.RegistryHealthIndicator;
 import java.time.Duration;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.cloud.client.ServiceInstance;
@@ -79,30 +79,17 @@ class RegistryDownTest {
       await().atMost(WAIT).until(client::isUnreachable);
 
       WebClient web = WebClient.create("http://127.0.0.1:" + port);
-      String health = fast(() -> web.get().uri("/actuator/health").retrieve()
+      String health = AtOnce.answer(() -> web.get().uri("/actuator/health").retrieve()
           .onStatus(status -> status.value() == 503, response -> Mono.empty())
           .bodyToMono(String.class).block(WAIT));
       assertThat(health).contains("\"reactiveRegistry\"").contains("\"connected\":false")
           .contains("\"orders\"");
-      assertThat(fast(discovery::getServices)).containsExactly("orders");
-      assertThat(fast(() -> discovery.getInstances("orders"))).extracting(ServiceInstance::getPort)
+      assertThat(AtOnce.answer(discovery::getServices)).containsExactly("orders");
+      assertThat(AtOnce.answer(() -> discovery.getInstances("orders"))).extracting(ServiceInstance::getPort)
           .containsExactly(port);
     } finally {
       orders.close();
       server.disposeNow(WAIT);
     }
-  }
-
-  /** What {@code read} returns, once it has answered within 100 ms in one of three tries. */
-  private static <T> T fast(Supplier<T> read) {
-    long best = Long.MAX_VALUE;
-    T answer = null;
-    for (int attempt = 0; attempt < 3 && best > Duration.ofMillis(100).toNanos(); attempt++) {
-      long start = System.nanoTime();
-      answer = read.get();
-      best = Math.min(best, System.nanoTime() - start);
-    }
-    assertThat(Duration.ofNanos(best)).isLessThan(Duration.ofMillis(100));
-    return answer;
   }
 }
