@@ -239,13 +239,13 @@ public final class RegistryClient {
   /**
    * Deregisters the ephemeral instances this client registered (unless built with
    * {@code deregisterOnClose(false)}) and closes the connection; watches end. Persistent instances
-   * stay: they belong to no connection. While no server can be reached it closes at once, deregistering
-   * nothing (ephemeral instances go with their connection).
+   * stay: they belong to no connection. Without a live connection it closes at once, deregistering
+   * nothing (ephemeral instances went with the connection).
    */
   public Mono<Void> close() {
-    // Not while no server can be reached: the instances go with their connection anyway, and
-    // waiting out the request timeout would only delay the application's shutdown.
-    Mono<Void> deregister = deregisterOnClose && !connections.unreachable()
+    // Only on a live connection: without one, the instances went with the last, and waiting for
+    // another would only delay the application's shutdown.
+    Mono<Void> deregister = deregisterOnClose && connections.connected()
         ? Flux.fromIterable(registrar.active()).filter(Registration::ephemeral)
             .flatMap(r -> r.deregister().onErrorResume(e -> Mono.empty()))
             .then().timeout(requestTimeout, Mono.empty())

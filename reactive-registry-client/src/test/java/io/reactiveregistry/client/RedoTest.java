@@ -71,6 +71,7 @@ class RedoTest {
 
     refuseNext.set(3);
     server.dispose();
+    server.onClose().block(WAIT); // closed, so that its port can be bound again
     peers.get(0).dispose(); // the server closes the connection
     await().atMost(WAIT).until(() -> !client.isConnected());
     assertThat(registration.isActive()).as("not registered anywhere while disconnected").isFalse();
@@ -104,6 +105,7 @@ class RedoTest {
     assertThat(client.registrations()).isEmpty();
     // No heartbeat stream is left (one would send every 100 ms), and a reconnect redoes nothing.
     server.dispose();
+    server.onClose().block(WAIT); // closed, so that its port can be bound again
     peers.get(0).dispose();
     await().atMost(WAIT).until(() -> !client.isConnected());
     CloseableChannel again = bind(port);

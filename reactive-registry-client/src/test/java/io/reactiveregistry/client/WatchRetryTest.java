@@ -74,6 +74,7 @@ class WatchRetryTest {
       refuseNext.set(3);
       serving.set("127.0.0.6");
       server.dispose();
+      server.onClose().block(WAIT); // closed, so that its port can be bound again
       peers.get(0).dispose(); // the connection is lost
       CloseableChannel again = bind(port); // the server is back, refusing subscriptions at first
       try {
