@@ -6,6 +6,7 @@ import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.protocol.message.TraceQuery;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -26,16 +27,13 @@ final class TraceCommand implements Callable<Integer> {
   @Option(names = {"-s", "--service"}, description = "Only this service")
   String service;
 
-  @Option(names = "--json", description = "Each event as the server sends it")
-  boolean json;
-
-  @Option(names = "--take", description = "Stop after this many events")
-  Long take;
+  @Mixin
+  StreamOptions stream;
 
   @Override
   public Integer call() {
     String body = JsonCodec.json().encodeToString(new TraceQuery(namespace, group, service));
-    return cli.run(session -> cli.follow(session, Route.ADMIN_TRACE.routeName(), body, take,
-        event -> json ? event : Lines.trace(JsonCodec.json().decode(event, TraceEvent.class))));
+    return cli.run(session -> cli.follow(session, Route.ADMIN_TRACE.routeName(), body, stream.take,
+        event -> stream.json ? event : Lines.trace(JsonCodec.json().decode(event, TraceEvent.class))));
   }
 }

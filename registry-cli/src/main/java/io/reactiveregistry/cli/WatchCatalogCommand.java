@@ -7,6 +7,7 @@ import io.reactiveregistry.protocol.message.CatalogEvent;
 import io.reactiveregistry.protocol.message.CatalogQuery;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -31,16 +32,13 @@ final class WatchCatalogCommand implements Callable<Integer> {
   @Option(names = "--prefix", description = "Only services whose name starts with this")
   String prefix;
 
-  @Option(names = "--json", description = "Each event as the server sends it")
-  boolean json;
-
-  @Option(names = "--take", description = "Stop after this many events")
-  Long take;
+  @Mixin
+  StreamOptions stream;
 
   @Override
   public Integer call() {
     String body = JsonCodec.json().encodeToString(new CatalogQuery(namespace, group, prefix));
-    return cli.run(session -> cli.follow(session, Route.CATALOG_SUBSCRIBE.routeName(), body, take,
-        event -> json ? event : Lines.catalog(JsonCodec.json().decode(event, CatalogEvent.class))));
+    return cli.run(session -> cli.follow(session, Route.CATALOG_SUBSCRIBE.routeName(), body, stream.take,
+        event -> stream.json ? event : Lines.catalog(JsonCodec.json().decode(event, CatalogEvent.class))));
   }
 }

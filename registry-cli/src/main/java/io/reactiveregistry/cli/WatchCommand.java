@@ -32,17 +32,14 @@ final class WatchCommand implements Callable<Integer> {
   @Option(names = "--healthy-only", description = "The healthy-only view")
   boolean healthyOnly;
 
-  @Option(names = "--json", description = "Each event as the server sends it")
-  boolean json;
-
-  @Option(names = "--take", description = "Stop after this many events")
-  Long take;
+  @Mixin
+  StreamOptions stream;
 
   @Override
   public Integer call() {
     String body = JsonCodec.json().encodeToString(new Query(names.namespace, names.group, service, clusters,
         healthyOnly));
-    return cli.run(session -> cli.follow(session, Route.SERVICE_SUBSCRIBE.routeName(), body, take,
-        event -> json ? event : Lines.event(JsonCodec.json().decode(event, ServiceEvent.class))));
+    return cli.run(session -> cli.follow(session, Route.SERVICE_SUBSCRIBE.routeName(), body, stream.take,
+        event -> stream.json ? event : Lines.event(JsonCodec.json().decode(event, ServiceEvent.class))));
   }
 }
