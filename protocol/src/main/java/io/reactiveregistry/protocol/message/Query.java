@@ -13,14 +13,21 @@ import org.jspecify.annotations.Nullable;
  *     RESUMED}) the revision came from; revisions are each server's own
  * @param coalesce {@code service.subscribe} only: events pending together for this subscriber may
  *     come as one {@code BATCH} event, and a change superseded within it left out
+ * @param selector which instances, by their metadata ({@link io.reactiveregistry.protocol.rules.Selector}'s
+ *     grammar); absent or blank: every instance
  */
 public record Query(@Nullable String namespace, @Nullable String group, @Nullable String service,
     @Nullable List<String> clusters, @Nullable Boolean healthyOnly, @Nullable Long sinceRevision,
-    @Nullable String node, @Nullable Boolean coalesce) {
+    @Nullable String node, @Nullable Boolean coalesce, @Nullable String selector) {
 
   public Query(@Nullable String namespace, @Nullable String group, @Nullable String service,
       @Nullable List<String> clusters, @Nullable Boolean healthyOnly) {
-    this(namespace, group, service, clusters, healthyOnly, null, null, null);
+    this(namespace, group, service, clusters, healthyOnly, null);
+  }
+
+  public Query(@Nullable String namespace, @Nullable String group, @Nullable String service,
+      @Nullable List<String> clusters, @Nullable Boolean healthyOnly, @Nullable String selector) {
+    this(namespace, group, service, clusters, healthyOnly, null, null, null, selector);
   }
 
   public static Query of(String service) {
@@ -29,11 +36,11 @@ public record Query(@Nullable String namespace, @Nullable String group, @Nullabl
 
   /** The same view, resumed after {@code revision} of {@code node}'s stream. */
   public Query resumingAfter(long revision, String node) {
-    return new Query(namespace, group, service, clusters, healthyOnly, revision, node, coalesce);
+    return new Query(namespace, group, service, clusters, healthyOnly, revision, node, coalesce, selector);
   }
 
   /** The same subscription, taking events pending together as one {@code BATCH}. */
   public Query coalescing() {
-    return new Query(namespace, group, service, clusters, healthyOnly, sinceRevision, node, true);
+    return new Query(namespace, group, service, clusters, healthyOnly, sinceRevision, node, true, selector);
   }
 }

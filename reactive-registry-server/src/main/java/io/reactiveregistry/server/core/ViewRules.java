@@ -12,8 +12,8 @@ public final class ViewRules {
   private ViewRules() {}
 
   /**
-   * Protection is triggered for a healthy-only view when, among the instances of its clusters that
-   * an operator lets take traffic (enabled, of weight above 0), the share of healthy ones is below
+   * Protection is triggered for a healthy-only view when, among the instances of its clusters and
+   * selector (the part of the service it serves, not the whole) that an operator lets take traffic (enabled, of weight above 0), the share of healthy ones is below
    * the threshold. Instances taken out on purpose count neither way: disabling half a service for
    * a deploy does not trigger it. A view with no such instance never triggers.
    */
@@ -24,7 +24,7 @@ public final class ViewRules {
     int eligible = 0;
     int serving = 0;
     for (InstanceView instance : instances) {
-      if (filter.includesCluster(instance.cluster()) && eligible(instance)) {
+      if (filter.includes(instance) && eligible(instance)) {
         eligible++;
         if (instance.healthy()) {
           serving++;
@@ -39,7 +39,7 @@ public final class ViewRules {
    * healthy-only view shows the unhealthy instances too, but never a disabled or weight-0 one.
    */
   public static boolean visible(InstanceView instance, ViewFilter filter, boolean protectionTriggered) {
-    return filter.includesCluster(instance.cluster())
+    return filter.includes(instance)
         && (!filter.healthyOnly() || instance.servesTraffic() || protectionTriggered && eligible(instance));
   }
 

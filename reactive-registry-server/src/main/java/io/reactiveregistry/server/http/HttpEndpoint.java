@@ -49,7 +49,7 @@ import reactor.netty.http.server.HttpServerResponse;
 /**
  * {@code GET /}, the operator's {@link Dashboard}; {@code /health}, {@code /ready}, {@code /metrics},
  * {@code /api/v1/services?namespace=&group=&prefix=&page=&pageSize=} (paged like {@code service.list})
- * and {@code /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=} ({@code clusters}
+ * and {@code /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=&selector=} ({@code clusters}
  * repeated or comma-separated); for callers without RSocket, {@code POST /api/v1/{route}} with the
  * route's JSON body and {@code GET /api/v1/watch/{namespace}/{group}/{service}},
  * a {@code service.subscribe} stream as server-sent events ({@link ServerSentEvents}), and
@@ -200,7 +200,7 @@ public final class HttpEndpoint {
   }
 
   /**
-   * {@code GET /api/v1/watch/{namespace}/{group}/{service}?clusters=&healthyOnly=&coalesce=}: the
+   * {@code GET /api/v1/watch/{namespace}/{group}/{service}?clusters=&healthyOnly=&selector=&coalesce=}: the
    * view's events as server-sent events, resumed from {@code Last-Event-ID} within the server's
    * history; with {@code coalesce=true}, a burst goes as one {@code BATCH} event.
    */
@@ -212,7 +212,8 @@ public final class HttpEndpoint {
       boolean coalesce = Boolean.parseBoolean(first(params, "coalesce"));
       Query query = new Query(request.param("namespace"), request.param("group"), request.param("service"),
           clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")),
-          from == null ? null : from.revision(), from == null ? null : from.node(), coalesce ? Boolean.TRUE : null);
+          from == null ? null : from.revision(), from == null ? null : from.node(), coalesce ? Boolean.TRUE : null,
+          first(params, "selector"));
       Flux<byte[]> events = layer.subscribe(principalOf(request), query, null);
       return eventStream(response, ServerSentEvents.of(events, SSE_KEEPALIVE,
           coalesce ? SSE_GATHER : Duration.ZERO));
@@ -339,12 +340,13 @@ public final class HttpEndpoint {
     }
   }
 
-  /** {@code GET /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=}: the view now. */
+  /** {@code GET /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=&selector=}: the view now. */
   private Publisher<Void> snapshot(HttpServerRequest request, HttpServerResponse response) {
     try {
       Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
       Query query = new Query(request.param("namespace"), request.param("group"), request.param("service"),
-          clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")));
+          clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")),
+          first(params, "selector"));
       return send(response, layer.view(principalOf(request), query));
     } catch (RuntimeException e) {
       return refusal(response, e);

@@ -262,9 +262,11 @@ public final class ResumeHistory {
       RegistryEvent event = entry.event;
       InstanceView instance = event instanceof InstanceUpserted upserted ? upserted.instance()
           : event instanceof InstanceRemoved removed ? removed.instance() : null;
-      if (instance == null || !filter.includesCluster(instance.cluster())) {
+      if (instance == null || !filter.clusters().isEmpty() && !filter.clusters().contains(instance.cluster())) {
         continue;
       }
+      // Not skipped when the selector does not match: a change of metadata takes an instance out
+      // of a selector's view, which is a REMOVE (and one the subscriber may not need otherwise).
       boolean visible = event instanceof InstanceUpserted && ViewRules.visible(instance, filter, false);
       Boolean before = shown.put(instance.instanceId(), visible);
       if (visible) {

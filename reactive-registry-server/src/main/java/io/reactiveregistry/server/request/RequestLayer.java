@@ -253,7 +253,7 @@ public final class RequestLayer {
     return measured(Route.SERVICE_QUERY, () -> {
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       permissions.check(principal, Route.SERVICE_QUERY, key.namespace());
-      ViewFilter filter = ViewFilter.of(query.clusters(), query.healthyOnly());
+      ViewFilter filter = filter(query);
       return runtime.read(registry -> WireViews.snapshot(registry.view(key, filter)));
     });
   }
@@ -277,8 +277,8 @@ public final class RequestLayer {
     try {
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       permissions.check(principal, Route.SERVICE_QUERY, key.namespace());
-      ServiceView view = runtime.read(registry -> registry.view(key, ViewFilter.of(query.clusters(),
-          query.healthyOnly())));
+      ViewFilter filter = filter(query);
+      ServiceView view = runtime.read(registry -> registry.view(key, filter));
       if (!view.exists()) {
         throw new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist");
       }
@@ -496,7 +496,7 @@ public final class RequestLayer {
     return opened(Route.SERVICE_SUBSCRIBE, System.nanoTime(), () -> {
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       permissions.check(principal, Route.SERVICE_SUBSCRIBE, key.namespace());
-      return runtime.subscribe(key, ViewFilter.of(query.clusters(), query.healthyOnly()), resume(query), eventLoop,
+      return runtime.subscribe(key, filter(query), resume(query), eventLoop,
           Boolean.TRUE.equals(query.coalesce()));
     });
   }
@@ -510,7 +510,7 @@ public final class RequestLayer {
     return measured(Route.SERVICE_SUBSCRIBE, () -> {
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       permissions.check(principal, Route.SERVICE_SUBSCRIBE, key.namespace());
-      return feeds.feed(key, ViewFilter.of(query.clusters(), query.healthyOnly()));
+      return feeds.feed(key, filter(query));
     });
   }
 
@@ -656,7 +656,7 @@ public final class RequestLayer {
     }
     ServiceKey key = service(body.namespace(), body.group(), body.service());
     permissions.check(principal, Route.SERVICE_QUERY, key.namespace());
-    ViewFilter filter = ViewFilter.of(body.clusters(), body.healthyOnly());
+    ViewFilter filter = filter(body);
     return snapshots.query(runtime, key, filter);
   }
 
@@ -667,6 +667,11 @@ public final class RequestLayer {
     return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), members,
         clock.millis() - identity.startedAtMillis(), runtime.read(registry -> registry.selfPreserving()),
         storage.get(), cluster == null ? null : cluster.toInfo());
+  }
+
+  /** The part of the service a query asks for: clusters, health and selector, checked. */
+  private static ViewFilter filter(Query query) {
+    return ViewFilter.of(query.clusters(), query.healthyOnly(), query.selector());
   }
 
   /** A namespace and a group of it. */

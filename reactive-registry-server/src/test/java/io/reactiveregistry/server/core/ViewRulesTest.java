@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -82,5 +83,45 @@ class ViewRulesTest {
     // Every instance disabled: nothing to protect.
     assertThat(ViewRules.protectionTriggered(List.of(instance("DEFAULT", false, false, 1)),
         new ViewFilter(Set.of(), true), 0.8)).isFalse();
+  }
+
+  private static InstanceView versioned(String version, boolean healthy) {
+    return new InstanceView("127.0.0.1#" + version + healthy, "127.0.0.1", 1, "DEFAULT", 1, true, healthy, true,
+        Map.of("version", version));
+  }
+
+  @Test
+  void aSelectorShowsOnlyTheInstancesItSelectsEvenUnderProtection() {
+    ViewFilter v2 = ViewFilter.of(null, true, "version=v2");
+    assertThat(ViewRules.visible(versioned("v2", true), v2, false)).isTrue();
+    assertThat(ViewRules.visible(versioned("v1", true), v2, false)).isFalse();
+    assertThat(ViewRules.visible(versioned("v1", false), v2, true)).as("protection stays inside the selection")
+        .isFalse();
+  }
+
+  @Test
+  void protectionIsComputedOnTheSelectedInstancesNotTheWholeService() {
+    // v1: 3 healthy; v2: 1 of 3 healthy. The whole service is 4 of 6 (above 0.5), v2 alone 1 of 3.
+    List<InstanceView> instances = List.of(versioned("v1", true), versioned("v1", true), versioned("v1", true),
+        versioned("v2", true), versioned("v2", false), versioned("v2", false));
+    assertThat(ViewRules.protectionTriggered(instances, ViewFilter.of(null, true), 0.5)).isFalse();
+    assertThat(ViewRules.protectionTriggered(instances, ViewFilter.of(null, true, "version=v2"), 0.5)).isTrue();
+    assertThat(ViewRules.protectionTriggered(instances, ViewFilter.of(null, true, "version=v1"), 0.5)).isFalse();
+  }
+
+  @Test
+  void filtersWithTheSameSelectorInAnyOrderAreOneView() {
+    assertThat(ViewFilter.of(null, true, "zone in (b,a), version=v2"))
+        .isEqualTo(ViewFilter.of(null, true, "version==v2,zone in (a,b)"));
+    assertThat(ViewFilter.of(null, true, " ")).isEqualTo(ViewFilter.of(null, true));
+  }
+
+  @Test
+  void aBadSelectorIsAnInvalidParamNamingTheFieldAndThePosition() {
+    assertThatThrownBy(() -> ViewFilter.of(null, false, "version in v2"))
+        .isInstanceOfSatisfying(RegistryException.class,
+            refused -> assertThat(refused.failure()).isEqualTo(Failure.INVALID_PARAM))
+        .hasMessage("selector is not a valid selector: at position 12, expected '(' to open the values of "
+            + "'version' (found 'v')");
   }
 }

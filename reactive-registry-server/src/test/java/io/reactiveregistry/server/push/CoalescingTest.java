@@ -203,7 +203,9 @@ class CoalescingTest {
     Random random = new Random(7);
     RegistryRuntime runtime = new RegistryRuntime(new Registry(clock, RegistryConfig.DEFAULTS),
         new PushHub(25, changedAt -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE)));
-    ViewFilter[] filters = {ViewFilter.ALL, ViewFilter.of(List.of("a"), false), ViewFilter.of(null, true)};
+    // The selectors' views see instances come and go as re-registrations change their metadata.
+    ViewFilter[] filters = {ViewFilter.ALL, ViewFilter.of(List.of("a"), false), ViewFilter.of(null, true),
+        ViewFilter.of(null, false, "v in (0,1)"), ViewFilter.of(null, true, "v!=2")};
     Owner[] owners = {alice, new Owner(2, "bob"), new Owner(3, "carol")};
     List<Folder> folders = new ArrayList<>();
     for (ViewFilter filter : filters) {
