@@ -147,7 +147,8 @@ class ViewsEndToEndTest {
   }
 
   /**
-   * Random churn from several connections on one service, two subscribers with different views:
+   * Random churn from several connections on one service (re-registrations changing the metadata
+   * a selector selects by), subscribers with different views:
    * for every query taken during the churn, folding the subscriber's events up to the query's
    * revision gives exactly the query's instances and protection.
    */
@@ -156,7 +157,8 @@ class ViewsEndToEndTest {
     WireClient ops = fixture.connect("ops");
     ops.call("admin.service.create", "{\"service\":\"orders\",\"protectThreshold\":0.5}");
     List<String> views = List.of("{\"service\":\"orders\"}",
-        "{\"service\":\"orders\",\"clusters\":[\"a\"],\"healthyOnly\":true}");
+        "{\"service\":\"orders\",\"clusters\":[\"a\"],\"healthyOnly\":true}",
+        "{\"service\":\"orders\",\"healthyOnly\":true,\"selector\":\"version in (v1,v2)\"}");
     List<List<ServiceEvent>> streams = new ArrayList<>();
     List<Disposable> watches = new ArrayList<>();
     WireClient watcher = fixture.connect("watcher");
@@ -178,7 +180,8 @@ class ViewsEndToEndTest {
       int action = random.nextInt(10);
       if (action < 5) {
         app.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":" + port
-            + ",\"cluster\":\"" + cluster + "\",\"weight\":" + random.nextInt(3) + "}}");
+            + ",\"cluster\":\"" + cluster + "\",\"weight\":" + random.nextInt(3)
+            + ",\"metadata\":{\"version\":\"v" + random.nextInt(4) + "\"}}}");
       } else if (action < 7) {
         app.request("instance.deregister", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":"
             + port + ",\"cluster\":\"" + cluster + "\"}}").onErrorResume(e -> reactor.core.publisher.Mono.empty())
@@ -255,5 +258,44 @@ class ViewsEndToEndTest {
       }
       return new Fold(Map.copyOf(byId), protection);
     }
+  }
+
+  /**
+   * A selector narrows a view over the wire and over HTTP; a bad one is refused naming the field
+   * and the position, and the connection goes on.
+   */
+  @Test
+  void aSelectorNarrowsTheViewAndABadOneIsRefusedWithoutClosingTheConnection() throws Exception {
+    WireClient app = fixture.connect("app");
+    for (int port = 1; port <= 4; port++) {
+      app.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":" + port
+          + ",\"metadata\":{\"version\":\"v" + (port % 2 + 1) + "\"" + (port == 4 ? ",\"canary\":\"yes\"" : "")
+          + "}}}");
+    }
+    ServiceSnapshot v1 = app.call("service.query", "{\"service\":\"orders\",\"selector\":\"version=v1,!canary\"}",
+        ServiceSnapshot.class);
+    assertThat(v1.instances()).extracting(InstanceBody::port).containsExactly(2);
+
+    Throwable error = app.stream("service.subscribe", "{\"service\":\"orders\",\"selector\":\"version in v1\"}")
+        .then().materialize().block(WAIT).getThrowable();
+    var refused = WireClient.errorOf(error);
+    assertThat(refused.code()).isEqualTo("INVALID_PARAM");
+    assertThat(refused.message()).isEqualTo("selector is not a valid selector: at position 12, expected '(' to "
+        + "open the values of 'version' (found 'v')");
+    assertThat(app.call("service.query", "{\"service\":\"orders\",\"selector\":\"version=v2\"}",
+        ServiceSnapshot.class).instances()).extracting(InstanceBody::port).containsExactlyInAnyOrder(1, 3);
+
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    String base = "http://127.0.0.1:" + fixture.server().httpPort() + "/api/v1/services/public/DEFAULT_GROUP/orders?selector=";
+    var good = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base
+        + java.net.URLEncoder.encode("canary in (yes)", java.nio.charset.StandardCharsets.UTF_8))).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(good.statusCode()).isEqualTo(200);
+    assertThat(JsonCodec.json().decode(good.body(), ServiceSnapshot.class).instances()).extracting(InstanceBody::port)
+        .containsExactly(4);
+    var bad = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "version%3D")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("INVALID_PARAM").contains("at position 9, expected a value for 'version'");
   }
 }
