@@ -105,14 +105,19 @@ public final class RegistryClient {
    * a watch, else failed at once with {@link RegistryUnavailableException}.
    */
   public Mono<ServiceSnapshot> query(ServiceName service, @Nullable List<String> clusters, boolean healthyOnly) {
+    return Mono.defer(() -> query(service, selection(clusters, healthyOnly)));
+  }
+
+  /** One snapshot of the part of a service {@code selection} asks for; as {@link #query(ServiceName, List, boolean)}. */
+  public Mono<ServiceSnapshot> query(ServiceName service, Selection selection) {
     return Mono.defer(() -> {
-      Watches.Key key = Watches.key(service, clusters(clusters), healthyOnly);
+      Watches.Key key = new Watches.Key(service, selection);
       if (connections.unreachable()) {
         ServiceSnapshot known = lastSeen.snapshot(key, watches.last(key));
         return known != null ? Mono.just(known) : Mono.error(unreachable("a view of " + service));
       }
-      Query query = new Query(service.namespace(), service.group(), service.service(), clusters(clusters),
-          healthyOnly);
+      Query query = new Query(service.namespace(), service.group(), service.service(), selection.clusters(),
+          selection.healthyOnly(), selection.wireSelector());
       return connections.link(requestTimeout)
           .flatMap(link -> link.socket().requestResponse(Wire.payload(Route.SERVICE_QUERY.routeName(), query)))
           .map(answer -> Wire.decode(answer, ServiceSnapshot.class))
@@ -171,7 +176,16 @@ public final class RegistryClient {
   }
 
   public Flux<ServiceView> watch(ServiceName service, @Nullable List<String> clusters, boolean healthyOnly) {
-    return Flux.defer(() -> watches.watch(Watches.key(service, clusters(clusters), healthyOnly)));
+    return Flux.defer(() -> watch(service, selection(clusters, healthyOnly)));
+  }
+
+  /**
+   * As {@link #watch(ServiceName)}, of the part of the service {@code selection} asks for (some
+   * clusters, healthy-only, a selector over metadata): the server sends only that part, and
+   * callers of the same selection share one subscription.
+   */
+  public Flux<ServiceView> watch(ServiceName service, Selection selection) {
+    return Flux.defer(() -> watches.watch(new Watches.Key(service, selection)));
   }
 
   /**
@@ -186,7 +200,12 @@ public final class RegistryClient {
 
   /** The raw events of a view (SNAPSHOT, UPSERT, REMOVE, SERVICE_DELETED), resubscribed after reconnects. */
   public Flux<ServiceEvent> events(ServiceName service, @Nullable List<String> clusters, boolean healthyOnly) {
-    return Flux.defer(() -> watches.events(Watches.key(service, clusters(clusters), healthyOnly)));
+    return Flux.defer(() -> events(service, selection(clusters, healthyOnly)));
+  }
+
+  /** The raw events of the part of a service {@code selection} asks for. */
+  public Flux<ServiceEvent> events(ServiceName service, Selection selection) {
+    return Flux.defer(() -> watches.events(new Watches.Key(service, selection)));
   }
 
   /**
@@ -205,12 +224,23 @@ public final class RegistryClient {
 
   /** As {@link #choose(ServiceName)}, preferring {@code cluster} when it has any such instance. */
   public Mono<InstanceBody> choose(ServiceName service, @Nullable String cluster) {
+    return choose(service, cluster, null);
+  }
+
+  /**
+   * As {@link #choose(ServiceName, String)}, among the instances {@code selector} selects (the
+   * contract's "Selectors"; null: all), with protection computed on those alone.
+   *
+   * @throws IllegalArgumentException naming the position when {@code selector} is not one
+   */
+  public Mono<InstanceBody> choose(ServiceName service, @Nullable String cluster, @Nullable String selector) {
+    Selection selection = Selection.healthy().matching(selector);
     return Mono.defer(() -> {
-      Watches.Key key = Watches.key(service, List.of(), true);
+      Watches.Key key = new Watches.Key(service, selection);
       if (connections.unreachable() && watches.last(key) == null) {
         return Mono.error(unreachable("a view of " + service));
       }
-      return watch(service, List.of(), true).next()
+      return watch(service, selection).next()
           .timeout(requestTimeout, Mono.error(() -> new RegistryUnavailableException("no view of " + service
               + " within " + requestTimeout + ": no registry server reachable, and none seen before", null)))
           .map(view -> chooser.choose(view, cluster));
@@ -261,18 +291,13 @@ public final class RegistryClient {
     close().block(requestTimeout.multipliedBy(2));
   }
 
-  private static List<String> clusters(@Nullable List<String> clusters) {
-    if (clusters == null) {
-      return List.of();
+  /** The selection of the older signatures; a bad cluster name fails as the server would refuse it. */
+  private static Selection selection(@Nullable List<String> clusters, boolean healthyOnly) {
+    try {
+      return new Selection(clusters, healthyOnly, "");
+    } catch (RuleViolation violation) {
+      throw new RegistryErrorException(ErrorCode.INVALID_PARAM, violation.getMessage());
     }
-    for (int i = 0; i < clusters.size(); i++) {
-      try {
-        Names.require("clusters[" + i + "]", clusters.get(i));
-      } catch (RuleViolation violation) {
-        throw new RegistryErrorException(ErrorCode.INVALID_PARAM, violation.getMessage());
-      }
-    }
-    return List.copyOf(clusters);
   }
 
   /** The rules the server applies, checked before sending: same rules, same words. */

@@ -34,7 +34,8 @@ final class ViewCache {
 
   /** A view as kept on disk. */
   record Cached(String namespace, String group, String service, List<String> clusters, boolean healthyOnly,
-      long revision, boolean protectionTriggered, List<InstanceBody> instances, long writtenAtMillis) {}
+      @Nullable String selector, long revision, boolean protectionTriggered, List<InstanceBody> instances,
+      long writtenAtMillis) {}
 
   private final Path directory;
   private final Duration maxAge;
@@ -54,7 +55,7 @@ final class ViewCache {
   void write(Watches.Key key, ServiceView view) {
     Path file = file(key);
     Cached cached = new Cached(key.service().namespace(), key.service().group(), key.service().service(),
-        key.clusters(), key.healthyOnly(), view.revision(), view.protectionTriggered(), view.instances(),
+        key.clusters(), key.healthyOnly(), key.selection().selector(), view.revision(), view.protectionTriggered(), view.instances(),
         clock.millis());
     if (waiting.put(file, cached) == null) {
       writer.schedule(() -> flush(file));
@@ -104,6 +105,9 @@ final class ViewCache {
         throw new IllegalStateException("its checksum does not match its content");
       }
       Cached cached = json.decode(body, Cached.class);
+      if (!key.selection().selector().equals(cached.selector() == null ? "" : cached.selector())) {
+        return null; // another selector of the same hash: not this view
+      }
       Duration age = Duration.ofMillis(clock.millis() - cached.writtenAtMillis());
       if (age.compareTo(maxAge) > 0) {
         log.info("not using the kept view of {}: written {} ago, more than {}", key.service(), age, maxAge);
@@ -116,10 +120,15 @@ final class ViewCache {
     }
   }
 
-  /** One file per view: its names and filters, in characters a file name may hold. */
+  /**
+   * One file per view: its names and filters, in characters a file name may hold; a selector (of
+   * any characters, up to 1,024 of them) as a hash of its canonical text.
+   */
   private Path file(Watches.Key key) {
+    String selector = key.selection().selector();
     String name = key.service().namespace() + "~" + key.service().group() + "~" + key.service().service() + "~"
-        + String.join(",", key.clusters()) + "~" + (key.healthyOnly() ? "healthy" : "all") + ".view";
+        + String.join(",", key.clusters()) + "~" + (key.healthyOnly() ? "healthy" : "all")
+        + (selector.isEmpty() ? "" : "~" + HexFormat.of().toHexDigits(selector.hashCode())) + ".view";
     return directory.resolve(name.replaceAll("[^A-Za-z0-9._,~@:-]", "_"));
   }
 

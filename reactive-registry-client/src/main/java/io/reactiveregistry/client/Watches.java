@@ -33,8 +33,16 @@ import reactor.util.retry.Retry;
  * found.
  */
 final class Watches {
-  /** What is watched: a service, some clusters (empty: all), healthy-only or not. */
-  record Key(ServiceName service, List<String> clusters, boolean healthyOnly) {}
+  /** What is watched: a service and which part of it. */
+  record Key(ServiceName service, Selection selection) {
+    List<String> clusters() {
+      return selection.clusters();
+    }
+
+    boolean healthyOnly() {
+      return selection.healthyOnly();
+    }
+  }
 
   private final ConnectionManager connections;
   private final Duration grace;
@@ -177,7 +185,7 @@ final class Watches {
    */
   private Flux<ServiceEvent> stream(Link link, Key key, @Nullable ResumePoint from, boolean coalesce) {
     Query fresh = new Query(key.service().namespace(), key.service().group(), key.service().service(),
-        key.clusters(), key.healthyOnly());
+        key.clusters(), key.healthyOnly(), key.selection().wireSelector());
     Query resumed = from == null ? fresh : fresh.resumingAfter(from.revision(), from.node());
     Query query = coalesce ? resumed.coalescing() : resumed;
     return link.socket().requestStream(Wire.payload(Route.SERVICE_SUBSCRIBE.routeName(), query))
@@ -273,7 +281,7 @@ final class Watches {
     }
   }
 
-  static Key key(ServiceName service, List<String> clusters, boolean healthyOnly) {
-    return new Key(service, clusters == null ? List.of() : List.copyOf(clusters), healthyOnly);
+  static Key key(ServiceName service, @Nullable List<String> clusters, boolean healthyOnly) {
+    return new Key(service, new Selection(clusters, healthyOnly, ""));
   }
 }

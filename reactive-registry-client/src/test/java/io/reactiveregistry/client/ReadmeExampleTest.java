@@ -26,7 +26,7 @@ class ReadmeExampleTest {
 
     // Register this application; the client heartbeats and registers again after reconnects.
     Registration me = registry.register(ServiceName.of("orders"),
-            InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of("zone", "a")))
+            InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of("zone", "a", "version", "v2")))
         .block();
 
     // Watch a service you call: complete views, pushed on every change.
@@ -36,10 +36,17 @@ class ReadmeExampleTest {
     // Pick an instance to call: weighted random among healthy, enabled ones.
     InstanceBody target = registry.choose(ServiceName.of("orders")).block();
 
+    // Only part of a service: a selector over metadata (Kubernetes' label-selector grammar).
+    Disposable canaries = registry.watch(ServiceName.of("orders"), Selection.healthy().matching("track=canary"))
+        .subscribe(view -> System.out.println(view.instances().size() + " canary instance(s)"));
+    InstanceBody v2 = registry.choose(ServiceName.of("orders"), null, "version in (v2,v3),!draining").block();
+
     watching.dispose();
+    canaries.dispose();
     registry.close().block();                         // deregisters what it registered
     // README:end
     assertThat(me.instanceId()).isEqualTo("127.0.0.5#8080#DEFAULT");
+    assertThat(v2).isEqualTo(target);
     return target;
   }
 

@@ -478,4 +478,42 @@ class RegistryClientTest {
     assertThat(east).containsExactly("east");
     assertThat(anywhere).containsExactlyInAnyOrder("east", "west");
   }
+
+  /**
+   * A watch of a selection gets only the instances its selector selects, an instance whose
+   * metadata changes comes into or goes out of it, watchers of the same selection share one
+   * server subscription, and {@code choose} picks only among the selected instances.
+   */
+  @Test
+  void aSelectionWatchesAndChoosesOnlyTheInstancesItsSelectorSelects() {
+    RegistryClient app = client("orders-app");
+    RegistryClient caller = client("caller");
+    app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of("version", "v1"))).block(WAIT);
+    app.register(ORDERS, InstanceBody.of("127.0.0.6", 8080, null, 1.0, Map.of("version", "v2"))).block(WAIT);
+    Selection v2 = Selection.healthy().matching("version in (v2, v3)");
+
+    List<ServiceView> views = new CopyOnWriteArrayList<>();
+    Disposable watching = caller.watch(ORDERS, v2).subscribe(views::add);
+    Disposable same = caller.watch(ORDERS, Selection.healthy().matching("version in(v3,v2)")).subscribe();
+    await().atMost(WAIT).until(() -> !views.isEmpty());
+    assertThat(views.get(views.size() - 1).instances()).extracting(InstanceBody::ip).containsExactly("127.0.0.6");
+    assertThat(server.runtime().subscriberCount()).as("one selection, one subscription").isEqualTo(1);
+    for (int i = 0; i < 50; i++) {
+      assertThat(caller.choose(ORDERS, null, "version=v2").block(WAIT).ip()).isEqualTo("127.0.0.6");
+    }
+
+    // Re-registered as v3, the first instance comes into the selection; the second goes as v1.
+    app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of("version", "v3"))).block(WAIT);
+    app.register(ORDERS, InstanceBody.of("127.0.0.6", 8080, null, 1.0, Map.of("version", "v1"))).block(WAIT);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(views.get(views.size() - 1).instances())
+        .extracting(InstanceBody::ip).containsExactly("127.0.0.5"));
+    assertThat(caller.query(ORDERS, Selection.all().matching("!version")).block(WAIT).instances()).isEmpty();
+
+    assertThatThrownBy(() -> Selection.all().matching("version in v2"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("selector is not a valid selector: at position 12, expected '(' to open the values of "
+            + "'version' (found 'v')");
+    watching.dispose();
+    same.dispose();
+  }
 }

@@ -28,6 +28,7 @@ class ConfigurationMetadataTest {
         "reactive-registry.reconnect-min-backoff", "reactive-registry.reconnect-max-backoff",
         "reactive-registry.tls.trusted-certificates", "reactive-registry.tls.certificate", "reactive-registry.tls.key",
         "reactive-registry.discovery.enabled", "reactive-registry.discovery.preferred-cluster",
+        "reactive-registry.discovery.selectors",
         "reactive-registry.registration.enabled", "reactive-registry.registration.service",
         "reactive-registry.registration.ip", "reactive-registry.registration.port",
         "reactive-registry.registration.cluster", "reactive-registry.registration.weight",

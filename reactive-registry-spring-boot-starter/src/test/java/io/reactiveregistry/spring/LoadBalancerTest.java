@@ -96,18 +96,29 @@ class LoadBalancerTest {
     assertThat(toFirst).isBetween(320, 395);
   }
 
+  /**
+   * A preferred cluster takes the calls while it has instances that serve; a service's selector
+   * ({@code reactive-registry.discovery.selectors.orders}) narrows them to the instances it
+   * selects (here a canary, by its metadata); a caller with neither calls every instance.
+   */
   @Test
-  void thePreferredClusterTakesTheCallsWhileItHasInstancesThatServe() {
+  void thePreferredClusterTakesTheCallsWhileItHasInstancesThatServeAndASelectorNarrowsThem() {
     ConfigurableApplicationContext eu = TestApps.start(TestApps.Whoami.class, "orders", server.tcpPort(),
-        "reactive-registry.registration.cluster=eu");
+        "reactive-registry.registration.cluster=eu", "reactive-registry.registration.metadata.track=canary");
     ConfigurableApplicationContext euCaller = TestApps.start(TestApps.Caller.class, "eu-caller", server.tcpPort(),
         "reactive-registry.registration.enabled=false", "reactive-registry.discovery.preferred-cluster=eu");
+    ConfigurableApplicationContext canaryCaller = TestApps.start(TestApps.Caller.class, "canary-caller",
+        server.tcpPort(), "reactive-registry.registration.enabled=false",
+        "reactive-registry.discovery.selectors.orders=track in (canary)");
     try {
       int euPort = TestApps.port(eu);
       WebClient orders = euCaller.getBean(WebClient.Builder.class).baseUrl("http://orders").build();
+      WebClient canaries = canaryCaller.getBean(WebClient.Builder.class).baseUrl("http://orders").build();
       await().atMost(WAIT).until(() -> whoami(orders) == euPort);
+      await().atMost(WAIT).until(() -> whoami(canaries) == euPort);
       for (int i = 0; i < 30; i++) {
         assertThat(whoami(orders)).isEqualTo(euPort);
+        assertThat(whoami(canaries)).isEqualTo(euPort);
       }
       // The other callers have no preference: every instance of orders.
       WebClient anyCluster = caller.getBean(WebClient.Builder.class).baseUrl("http://orders").build();
@@ -124,6 +135,7 @@ class LoadBalancerTest {
         assertThat(whoami(orders)).isIn(TestApps.port(first), TestApps.port(second));
       }
     } finally {
+      canaryCaller.close();
       euCaller.close();
       eu.close();
     }

@@ -3,9 +3,7 @@ package io.reactiveregistry.cli;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.InstanceBody;
-import io.reactiveregistry.protocol.message.Query;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,11 +24,8 @@ final class InstancesCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "<service>", description = "The service")
   String service;
 
-  @Option(names = "--cluster", description = "Only this cluster (repeatable)")
-  List<String> clusters = List.of();
-
-  @Option(names = "--healthy-only", description = "The healthy-only view (with the service's protection rule)")
-  boolean healthyOnly;
+  @Mixin
+  ViewOptions view;
 
   @Option(names = "--json", description = "The snapshot as the server answers it")
   boolean json;
@@ -39,7 +34,7 @@ final class InstancesCommand implements Callable<Integer> {
   public Integer call() {
     return cli.run(session -> {
       String answer = session.request(Route.SERVICE_QUERY.routeName(), JsonCodec.json().encodeToString(
-          new Query(names.namespace, names.group, service, clusters, healthyOnly)));
+          view.query(names, service)));
       if (json) {
         cli.print(answer);
         return;

@@ -2,13 +2,10 @@ package io.reactiveregistry.cli;
 
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
-import io.reactiveregistry.protocol.message.Query;
 import io.reactiveregistry.protocol.message.ServiceEvent;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
@@ -26,19 +23,15 @@ final class WatchCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "<service>", description = "The service")
   String service;
 
-  @Option(names = "--cluster", description = "Only this cluster (repeatable)")
-  List<String> clusters = List.of();
-
-  @Option(names = "--healthy-only", description = "The healthy-only view")
-  boolean healthyOnly;
+  @Mixin
+  ViewOptions view;
 
   @Mixin
   StreamOptions stream;
 
   @Override
   public Integer call() {
-    String body = JsonCodec.json().encodeToString(new Query(names.namespace, names.group, service, clusters,
-        healthyOnly));
+    String body = JsonCodec.json().encodeToString(view.query(names, service));
     return cli.run(session -> cli.follow(session, Route.SERVICE_SUBSCRIBE.routeName(), body, stream.take,
         event -> stream.json ? event : Lines.event(JsonCodec.json().decode(event, ServiceEvent.class))));
   }

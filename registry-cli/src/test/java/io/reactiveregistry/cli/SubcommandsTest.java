@@ -114,6 +114,15 @@ class SubcommandsTest {
         .isEqualTo("INSTANCE        CLUSTER  WEIGHT  HEALTHY  ENABLED  METADATA");
     assertThat(instances.out().lines().toList().get(1))
         .matches("127\\.0\\.0\\.9:5432  DEFAULT  2\\.0     (true |false)    true     role=primary");
+    // A selector over metadata (-l as kubectl's): role=primary selects it, role!=primary leaves the header alone.
+    assertThat(cli("--target", tcp(), "instances", "postgres", "-l", "role in (primary, replica)").out().lines())
+        .hasSize(2);
+    assertThat(cli("--target", tcp(), "instances", "postgres", "--selector", "role!=primary").out().lines())
+        .hasSize(1);
+    Result badSelector = cli("--target", tcp(), "instances", "postgres", "-l", "role in primary");
+    assertThat(badSelector.exitCode()).isEqualTo(1);
+    assertThat(badSelector.err()).contains("INVALID_PARAM")
+        .contains("selector is not a valid selector: at position 9, expected '(' to open the values of 'role'");
     ServiceSnapshot ledger = JsonCodec.json().decode(
         cli("--target", tcp(), "instances", "-g", "billing", "ledger", "--json").out(), ServiceSnapshot.class);
     assertThat(ledger.instances()).singleElement().satisfies(instance -> {

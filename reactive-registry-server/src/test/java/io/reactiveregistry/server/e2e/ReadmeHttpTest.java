@@ -28,7 +28,7 @@ class ReadmeHttpTest {
     String api = lines.get(0).replace("7080", String.valueOf(fixture.server().httpPort()));
     assertThat(api).startsWith("API=http://127.0.0.1:");
     List<String> curls = lines.subList(1, lines.size());
-    assertThat(curls).hasSize(7).allMatch(line -> line.startsWith("curl "));
+    assertThat(curls).hasSize(8).allMatch(line -> line.startsWith("curl "));
 
     for (String line : curls) {
       boolean watch = line.contains("/watch/") || line.contains("/catalog/");
@@ -42,6 +42,9 @@ class ReadmeHttpTest {
       } else {
         assertThat(ran.exit()).as(line + "\n" + out).isZero();
         assertThat(out).as(line).startsWith("{");
+      }
+      if (line.contains("selector=")) { // the instance registered above has lang=go
+        assertThat(out).as(line).contains("\"ip\":\"127.0.0.5\"");
       }
       if (line.contains("admin.instance.patch")) {
         ServiceSnapshot orders = JsonCodec.json().decode(fixture.connect("witness").call("service.query",

@@ -141,6 +141,21 @@ public class RegistryProperties {
      */
     private boolean catalogEvents = true;
 
+    /**
+     * A selector over instance metadata per service id (the contract's "Selectors"; for example
+     * orders: "version=v2,zone in (a,b)"): the load balancer calls only the instances it selects,
+     * with protection computed on those.
+     */
+    private Map<String, String> selectors = new LinkedHashMap<>();
+
+    public Map<String, String> getSelectors() {
+      return selectors;
+    }
+
+    public void setSelectors(Map<String, String> selectors) {
+      this.selectors = selectors;
+    }
+
     public boolean isCatalogEvents() {
       return catalogEvents;
     }

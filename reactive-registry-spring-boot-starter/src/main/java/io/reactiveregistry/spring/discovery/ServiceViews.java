@@ -2,6 +2,7 @@ package io.reactiveregistry.spring.discovery;
 
 import io.reactiveregistry.client.RegistryClient;
 import io.reactiveregistry.client.RegistryUnavailableException;
+import io.reactiveregistry.client.Selection;
 import io.reactiveregistry.client.ServiceName;
 import io.reactiveregistry.client.ServiceView;
 import java.time.Duration;
@@ -60,7 +61,12 @@ public final class ServiceViews implements DisposableBean {
    * the server's healthy-only views, with its protection rule: what a load balancer needs.
    */
   public Flux<ServiceView> views(String serviceId, boolean healthyOnly) {
-    return watched(serviceId, healthyOnly).views;
+    return views(serviceId, healthyOnly ? Selection.healthy() : Selection.all());
+  }
+
+  /** The views of the part of the service {@code selection} asks for, as they are pushed. */
+  public Flux<ServiceView> views(String serviceId, Selection selection) {
+    return watched.computeIfAbsent(new Key(serviceId, selection), this::watch).views;
   }
 
   /**
@@ -97,12 +103,13 @@ public final class ServiceViews implements DisposableBean {
   }
 
   private Watched watched(String serviceId, boolean healthyOnly) {
-    return watched.computeIfAbsent(new Key(serviceId, healthyOnly), this::watch);
+    return watched.computeIfAbsent(new Key(serviceId, healthyOnly ? Selection.healthy() : Selection.all()),
+        this::watch);
   }
 
   private Watched watch(Key key) {
     Watched view = new Watched();
-    view.views = client.watch(name(key.serviceId), List.of(), key.healthyOnly)
+    view.views = client.watch(name(key.serviceId), key.selection)
         .doOnNext(next -> {
           view.latest = next;
           if (heartbeats != null) {
@@ -119,7 +126,7 @@ public final class ServiceViews implements DisposableBean {
     subscriptions.dispose();
   }
 
-  private record Key(String serviceId, boolean healthyOnly) {}
+  private record Key(String serviceId, Selection selection) {}
 
   private static final class Watched {
     volatile @Nullable ServiceView latest;

@@ -24,8 +24,9 @@ public class RegistryLoadBalancerClientConfiguration {
   @ConditionalOnMissingBean
   public ServiceInstanceListSupplier registryServiceInstanceListSupplier(Environment environment, ServiceViews views,
       RegistryProperties properties) {
-    return new RegistryServiceInstanceListSupplier(LoadBalancerClientFactory.getName(environment), views,
-        properties.getDiscovery().getPreferredCluster());
+    String serviceId = LoadBalancerClientFactory.getName(environment);
+    return new RegistryServiceInstanceListSupplier(serviceId, views, properties.getDiscovery().getPreferredCluster(),
+        properties.getDiscovery().getSelectors().get(serviceId));
   }
 
   @Bean

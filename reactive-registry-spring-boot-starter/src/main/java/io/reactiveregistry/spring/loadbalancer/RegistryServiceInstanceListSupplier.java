@@ -1,6 +1,7 @@
 package io.reactiveregistry.spring.loadbalancer;
 
 import io.reactiveregistry.client.InstanceChooser;
+import io.reactiveregistry.client.Selection;
 import io.reactiveregistry.client.ServiceView;
 import io.reactiveregistry.spring.discovery.RegistryServiceInstance;
 import io.reactiveregistry.spring.discovery.ServiceViews;
@@ -21,11 +22,27 @@ public final class RegistryServiceInstanceListSupplier implements ServiceInstanc
   private final String serviceId;
   private final ServiceViews views;
   private final @Nullable String preferredCluster;
+  private final Selection selection;
 
   public RegistryServiceInstanceListSupplier(String serviceId, ServiceViews views, @Nullable String preferredCluster) {
+    this(serviceId, views, preferredCluster, null);
+  }
+
+  /**
+   * @param selector the service's selector over instance metadata; null: every instance
+   * @throws IllegalArgumentException naming the position when {@code selector} is not one
+   */
+  public RegistryServiceInstanceListSupplier(String serviceId, ServiceViews views, @Nullable String preferredCluster,
+      @Nullable String selector) {
     this.serviceId = serviceId;
     this.views = views;
     this.preferredCluster = preferredCluster;
+    try {
+      this.selection = Selection.healthy().matching(selector);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("reactive-registry.discovery.selectors." + serviceId + ": " + e.getMessage(),
+          e);
+    }
   }
 
   @Override
@@ -35,7 +52,7 @@ public final class RegistryServiceInstanceListSupplier implements ServiceInstanc
 
   @Override
   public Flux<List<ServiceInstance>> get() {
-    return views.views(serviceId, true).map(this::serving);
+    return views.views(serviceId, selection).map(this::serving);
   }
 
   private List<ServiceInstance> serving(ServiceView view) {
