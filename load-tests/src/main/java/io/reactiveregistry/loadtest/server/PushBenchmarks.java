@@ -16,13 +16,17 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import reactor.core.Disposable;
 
 /**
  * {@code java -cp load-tests/target/load-tests.jar io.reactiveregistry.loadtest.server.PushBenchmarks resume-cost}:
@@ -30,11 +34,17 @@ import picocli.CommandLine.Parameters;
  * resumes after a short disconnect, against one that takes a full snapshot of the same view
  * (encoded to the bytes that would be written). The registry runs in process; the network's
  * share (one small frame against one of about 200 KB) is left out, which flatters the snapshot.
+ *
+ * <p>{@code selector-cost}: what a selector adds to each push of a change to a large service, in
+ * CPU on the thread that makes the change and pushes it to every subscriber (in process, the
+ * events encoded to the bytes that would be written; the network's share is the same with or
+ * without a selector, and left out, which magnifies the selector's share).
  */
 @CommandLine.Command(name = "push-benchmarks", mixinStandardHelpOptions = true,
-    description = "resume-cost: server CPU of a resumed subscription against a full snapshot of a large view.")
+    description = "resume-cost: server CPU of a resumed subscription against a full snapshot of a large view; "
+        + "selector-cost: server CPU per push of a view with a selector against the same view without.")
 public final class PushBenchmarks implements Callable<Integer> {
-  @Parameters(index = "0", description = "resume-cost")
+  @Parameters(index = "0", description = "resume-cost or selector-cost")
   String benchmark;
 
   @Option(names = "--instances", defaultValue = "1000", description = "Instances of the service. Default: ${DEFAULT-VALUE}")
@@ -48,12 +58,23 @@ public final class PushBenchmarks implements Callable<Integer> {
       + "many for warm-up. Default: ${DEFAULT-VALUE}")
   int iterations;
 
+  @Option(names = "--subscribers", defaultValue = "100",
+      description = "selector-cost: subscribers of the view. Default: ${DEFAULT-VALUE}")
+  int subscribers;
+
+  @Option(names = "--changes", defaultValue = "20000",
+      description = "selector-cost: measured changes per view, after as many for warm-up. Default: ${DEFAULT-VALUE}")
+  int changes;
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new PushBenchmarks()).execute(args));
   }
 
   @Override
   public Integer call() {
+    if ("selector-cost".equals(benchmark)) {
+      return selectorCost();
+    }
     if (!"resume-cost".equals(benchmark)) {
       throw new CommandLine.ParameterException(new CommandLine(this), "unknown benchmark " + benchmark);
     }
@@ -122,5 +143,70 @@ public final class PushBenchmarks implements Callable<Integer> {
       }
     }
     return (threads.getCurrentThreadCpuTime() - start) / 1_000.0 / count;
+  }
+
+  /**
+   * A service of {@code instances} (half v0, half v1, in three zones) with a protection threshold,
+   * so that a healthy-only view computes protection over the service on every change; one
+   * instance selected by every view changes {@code changes} times; each view in turn has
+   * {@code subscribers} subscribers. Views without and with a selector alternate, twice.
+   */
+  private int selectorCost() {
+    Owner owner = new Owner(1, "bench");
+    ServiceKey service = ServiceKey.of(null, null, "selected");
+    RegistryRuntime runtime = new RegistryRuntime(new Registry(InstantSource.system(), RegistryConfig.DEFAULTS),
+        new PushHub(1_000_000, changedAt -> { },
+            new ResumeHistory(ResumeHistory.Limits.DEFAULTS, InstantSource.system(), "bench")));
+    runtime.execute(new Command.CreateService(owner, service, true, 0.1, Map.of()));
+    for (int i = 0; i < instances; i++) {
+      runtime.execute(new Command.Register(owner, service, true, instance(i, "v" + i % 2)));
+    }
+    String selector = "zone in (zone-0,zone-1),version!=v9";
+    Map<String, ViewFilter> views = new LinkedHashMap<>();
+    views.put("every instance", ViewFilter.ALL);
+    views.put("every instance, selector", ViewFilter.of(null, false, selector));
+    views.put("healthy-only (protection)", ViewFilter.of(null, true));
+    views.put("healthy-only (protection), selector", ViewFilter.of(null, true, selector));
+    System.out.printf(Locale.ROOT, "selector-cost: a service of %d instances, %d subscribers per view, %d changes; "
+        + "selector '%s'%n", instances, subscribers, changes, selector);
+    Map<String, Double> perPush = new LinkedHashMap<>();
+    for (int round = 0; round < 3; round++) {
+      for (Map.Entry<String, ViewFilter> view : views.entrySet()) {
+        double micros = pushCost(runtime, owner, service, view.getValue());
+        if (round > 0) { // round 0 warms every path up
+          perPush.merge(view.getKey(), micros / 2, Double::sum);
+        }
+      }
+    }
+    perPush.forEach((name, micros) -> System.out.printf(Locale.ROOT, "  %-38s %.2f µs of CPU per push "
+        + "(%.1f µs per change)%n", name, micros, micros * subscribers));
+    return 0;
+  }
+
+  /** Changes of instance 0 so far: its weight goes 2, 1, 2, ... from the 1 it was registered with. */
+  private long flips;
+
+  /** CPU of this thread per push: {@code changes} changes, each pushed to every subscriber of {@code filter}. */
+  private double pushCost(RegistryRuntime runtime, Owner owner, ServiceKey service, ViewFilter filter) {
+    AtomicLong received = new AtomicLong();
+    List<Disposable> open = new ArrayList<>();
+    for (int i = 0; i < subscribers; i++) {
+      open.add(runtime.subscribe(service, filter).subscribe(frame -> received.addAndGet(frame.length > 0 ? 1 : 0)));
+    }
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long before = received.get();
+    long start = threads.getCurrentThreadCpuTime();
+    for (int i = 0; i < changes; i++) {
+      // Instance 0 (zone-0, v0): in every view; its weight alternates, so each change is an UPSERT.
+      runtime.execute(new Command.Register(owner, service, true, InstanceSpec.of("instance", "127.0.0.1", 8080,
+          null, (double) (2 - flips++ % 2), null, Map.of("version", "v0", "zone", "zone-0"))));
+    }
+    long cpu = threads.getCurrentThreadCpuTime() - start;
+    long pushed = received.get() - before;
+    open.forEach(Disposable::dispose);
+    if (pushed != (long) changes * subscribers) {
+      throw new IllegalStateException("pushed " + pushed + ", expected " + (long) changes * subscribers);
+    }
+    return cpu / 1_000.0 / pushed;
   }
 }
