@@ -6,6 +6,7 @@ import io.reactiveregistry.protocol.message.DeregisterResult;
 import io.reactiveregistry.protocol.message.Heartbeat;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.InstanceRef;
+import io.reactiveregistry.protocol.message.InstanceStatus;
 import io.reactiveregistry.protocol.message.RegisterResult;
 import io.reactiveregistry.protocol.message.Registration;
 import java.time.Duration;
@@ -156,10 +157,11 @@ final class Registrar implements Disposable {
   final class Active implements io.reactiveregistry.client.Registration {
     private final ServiceName service;
     private final boolean ephemeral;
-    private final InstanceBody instance;
+    /** As registered now: its owner's status changes it. */
+    private volatile InstanceBody instance;
     private final String instanceId;
-    /** The heartbeat's JSON: its body never changes, so it is encoded once. */
-    private final byte[] heartbeat;
+    /** The heartbeat's JSON, encoded once per instance body. */
+    private volatile byte[] heartbeat;
     private volatile long intervalMs;
     private volatile long generation;
     private Link link;
@@ -190,6 +192,35 @@ final class Registrar implements Disposable {
 
     Registration body() {
       return new Registration(service.namespace(), service.group(), service.service(), ephemeral, instance);
+    }
+
+    @Override
+    public InstanceStatus status() {
+      return InstanceStatus.of(instance);
+    }
+
+    /**
+     * The new status is this registration's from now on (a redo registers it), then sent; a failed
+     * send leaves it for the next connection's redo.
+     */
+    @Override
+    public Mono<Void> setStatus(InstanceStatus status) {
+      return Mono.defer(() -> {
+        if (!kept()) {
+          return Mono.error(new IllegalStateException(this + " is no longer kept by this client"));
+        }
+        synchronized (this) {
+          instance = status.applyTo(instance);
+          heartbeat = Wire.encode(new Heartbeat(service.namespace(), service.group(), service.service(), instance));
+        }
+        if (connections.unreachable()) {
+          return Mono.error(new RegistryUnavailableException("no registry server reachable: " + instanceId
+              + " will be registered " + status + " on the next connection", null));
+        }
+        return connections.link(requestTimeout)
+            .flatMap(link -> send(link, body()).doOnNext(result -> keepAlive(link, result.heartbeatIntervalMs())))
+            .then();
+      });
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.reactiveregistry.client;
 
 import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceStatus;
 import java.time.Duration;
 import reactor.core.publisher.Mono;
 
@@ -11,8 +12,20 @@ import reactor.core.publisher.Mono;
 public interface Registration {
   ServiceName service();
 
-  /** The instance as registered (ip, port, cluster, weight, enabled, metadata). */
+  /** The instance as registered (ip, port, cluster, weight, enabled, metadata), its status included. */
   InstanceBody instance();
+
+  /** The status this client registers the instance with ({@link InstanceStatus}). */
+  InstanceStatus status();
+
+  /**
+   * Sets the instance's own status, as Eureka's clients do: {@code OUT_OF_SERVICE} or {@code DOWN}
+   * take it out of traffic ({@code enabled: false}, the status shown in its metadata), {@code UP}
+   * puts it back. The instance is registered again with it at once, and after every reconnect
+   * from then on; an operator's {@code enabled} override still wins. Fails, the new status kept
+   * for the next connection, when no server is reachable.
+   */
+  Mono<Void> setStatus(InstanceStatus status);
 
   /**
    * False for a persistent instance: the server checks its health itself, and it stays

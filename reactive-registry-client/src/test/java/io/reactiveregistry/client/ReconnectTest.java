@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceStatus;
 import io.reactiveregistry.server.RegistryServer;
 import java.time.Duration;
 import java.util.List;
@@ -37,10 +38,15 @@ class ReconnectTest {
         .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500)).build();
     RegistryClient gateway = client(address);
     app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of())).block(WAIT);
-    app.register(ORDERS, InstanceBody.of("127.0.0.6", 8080, null, 1.0, Map.of())).block(WAIT);
+    Registration draining = app.register(ORDERS, InstanceBody.of("127.0.0.6", 8080, null, 1.0, Map.of())).block(WAIT);
+    // Its owner takes 127.0.0.6 out of traffic: the status is part of what is registered again.
+    draining.setStatus(InstanceStatus.OUT_OF_SERVICE).block(WAIT);
+    assertThat(draining.status()).isEqualTo(InstanceStatus.OUT_OF_SERVICE);
     List<ServiceView> views = new CopyOnWriteArrayList<>();
     Disposable watch = gateway.watch(ORDERS).subscribe(views::add);
     await().atMost(WAIT).until(() -> !views.isEmpty() && ips(views.get(views.size() - 1)).size() == 2);
+    assertThat(gateway.query(ORDERS, List.of(), true).block(WAIT).instances()).extracting(InstanceBody::ip)
+        .containsExactly("127.0.0.5");
 
     first.disposeNow(Duration.ofSeconds(5));
     await().atMost(WAIT).until(() -> views.get(views.size() - 1).stale());
@@ -54,6 +60,12 @@ class ReconnectTest {
       // While the server was away the watch never showed an empty view.
       assertThat(views).allSatisfy(view -> assertThat(view.instances()).isNotEmpty());
       assertThat(app.query(ORDERS).block(WAIT).instances()).hasSize(2);
+      InstanceBody redone = app.query(ORDERS).block(WAIT).instances().stream()
+          .filter(instance -> instance.ip().equals("127.0.0.6")).findFirst().orElseThrow();
+      assertThat(redone.enabled()).as("registered again out of service").isFalse();
+      assertThat(redone.metadata()).containsEntry(InstanceStatus.METADATA_KEY, "OUT_OF_SERVICE");
+      draining.setStatus(InstanceStatus.UP).block(WAIT);
+      assertThat(app.query(ORDERS, List.of(), true).block(WAIT).instances()).hasSize(2);
       // Its meters tell the story: connected again, after one reconnect, with nothing failed on the way.
       assertThat(meters.get("registry.client.connected").gauge().value()).isEqualTo(1.0);
       assertThat(meters.get("registry.client.reconnects").counter().count()).isGreaterThanOrEqualTo(1.0);

@@ -158,9 +158,15 @@ class SpringStarterTest {
     }
   }
 
+  /**
+   * The client's meters and health are the application's; {@code /actuator/serviceregistry} (Spring
+   * Cloud's ServiceRegistry.setStatus) takes the instance out of traffic and puts it back, as
+   * every other application's view shows.
+   */
   @Test
-  void theClientsMetersAndHealthAreTheApplications() {
-    ConfigurableApplicationContext orders = TestApps.start(TestApps.Whoami.class, "orders", server.tcpPort());
+  void theClientsMetersAndHealthAreTheApplicationsAndTheServiceRegistryEndpointSetsItsStatus() {
+    ConfigurableApplicationContext orders = TestApps.start(TestApps.Whoami.class, "orders", server.tcpPort(),
+        "management.endpoints.web.exposure.include=health,serviceregistry");
     try {
       MeterRegistry meters = orders.getBean(MeterRegistry.class);
       await().atMost(WAIT).until(() -> meters.find("registry.client.registrations").gauge() != null
@@ -171,6 +177,22 @@ class SpringStarterTest {
           .retrieve().bodyToMono(String.class).block(WAIT);
       assertThat(health).contains("\"reactiveRegistry\"").contains("\"connected\":true")
           .contains("\"registrationsActive\":1");
+
+      WebClient actuator = WebClient.create("http://127.0.0.1:" + TestApps.port(orders) + "/actuator/serviceregistry");
+      assertThat(actuator.get().retrieve().bodyToMono(String.class).block(WAIT)).isEqualTo("UP");
+      actuator.post().contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+          .bodyValue("{\"status\":\"OUT_OF_SERVICE\"}").retrieve().toBodilessEntity().block(WAIT);
+      InstanceBody out = witness.query(ORDERS).block(WAIT).instances().get(0);
+      assertThat(out.enabled()).isFalse();
+      assertThat(out.metadata()).containsEntry("registry.status", "OUT_OF_SERVICE");
+      assertThat(witness.query(ORDERS, List.of(), true).block(WAIT).instances()).as("out of traffic").isEmpty();
+      assertThat(actuator.get().retrieve().bodyToMono(String.class).block(WAIT)).isEqualTo("OUT_OF_SERVICE");
+
+      actuator.post().contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+          .bodyValue("{\"status\":\"up\"}").retrieve().toBodilessEntity().block(WAIT);
+      InstanceBody back = witness.query(ORDERS, List.of(), true).block(WAIT).instances().get(0);
+      assertThat(back.enabled()).isTrue();
+      assertThat(back.metadata()).doesNotContainKey("registry.status");
     } finally {
       orders.close();
     }

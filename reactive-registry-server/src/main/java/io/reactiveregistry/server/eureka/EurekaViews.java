@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.eureka;
 
 import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceStatus;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.request.Catalog;
 import java.util.ArrayList;
@@ -56,7 +57,8 @@ final class EurekaViews {
     if (enabled && (instance.weight() == null || instance.weight() > 0)) {
       return "UP";
     }
-    String own = metadata.get(EurekaInstance.STATUS);
+    // The status its owner reports: an Eureka client's, or an RSocket client's (InstanceStatus).
+    String own = metadata.getOrDefault(EurekaInstance.STATUS, metadata.get(InstanceStatus.METADATA_KEY));
     return own != null && !own.equals("UP") ? own : "OUT_OF_SERVICE";
   }
 

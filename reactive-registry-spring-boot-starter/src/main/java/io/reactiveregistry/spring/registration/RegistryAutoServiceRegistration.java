@@ -1,16 +1,11 @@
 package io.reactiveregistry.spring.registration;
 
-import io.reactiveregistry.client.ServiceName;
-import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.spring.boot.RegistryProperties;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.cloud.client.serviceregistry.AbstractAutoServiceRegistration;
 import org.springframework.cloud.client.serviceregistry.AutoServiceRegistrationProperties;
-import org.springframework.cloud.commons.util.InetUtils;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.SmartLifecycle;
 
@@ -30,14 +25,14 @@ import org.springframework.context.SmartLifecycle;
 public final class RegistryAutoServiceRegistration extends AbstractAutoServiceRegistration<RegistryRegistration>
     implements SmartLifecycle {
   private final RegistryProperties properties;
-  private final InetUtils inetUtils;
-  private volatile @Nullable RegistryRegistration registration;
+  private final RegistryRegistration registration;
 
   public RegistryAutoServiceRegistration(ApplicationContext context, RegistryServiceRegistry serviceRegistry,
-      AutoServiceRegistrationProperties autoProperties, RegistryProperties properties, InetUtils inetUtils) {
+      AutoServiceRegistrationProperties autoProperties, RegistryProperties properties,
+      RegistryRegistration registration) {
     super(context, serviceRegistry, autoProperties);
     this.properties = properties;
-    this.inetUtils = inetUtils;
+    this.registration = registration;
   }
 
   @Override
@@ -65,22 +60,6 @@ public final class RegistryAutoServiceRegistration extends AbstractAutoServiceRe
     }
   }
 
-  /** The instance to register, from the {@code reactive-registry.registration.*} properties. */
-  RegistryRegistration describe(int webServerPort) {
-    RegistryProperties.Registration own = properties.getRegistration();
-    String serviceId = own.getService() != null ? own.getService() : getAppName();
-    String ip = own.getIp() != null ? own.getIp() : inetUtils.findFirstNonLoopbackHostInfo().getIpAddress();
-    int port = own.getPort() != null ? own.getPort() : webServerPort;
-    Map<String, String> metadata = new LinkedHashMap<>(own.getMetadata());
-    if (own.isSecure()) {
-      metadata.put("secure", "true");
-    }
-    InstanceBody instance = new InstanceBody(null, ip, port, own.getCluster(), own.getWeight(), null, null, null,
-        metadata);
-    return new RegistryRegistration(new ServiceName(properties.getNamespace(), properties.getGroup(), serviceId),
-        instance, own.isEphemeral());
-  }
-
   @Override
   protected Object getConfiguration() {
     return properties;
@@ -91,15 +70,13 @@ public final class RegistryAutoServiceRegistration extends AbstractAutoServiceRe
     return properties.getRegistration().isEnabled();
   }
 
-  /** Described once the web server's port is known (Spring Cloud asks before it registers). */
+  /** Once the web server's port is known (Spring Cloud asks before it registers). */
   @Override
   protected @Nullable RegistryRegistration getRegistration() {
-    RegistryRegistration described = registration;
-    if (described == null && (getPort().get() > 0 || properties.getRegistration().getPort() != null)) {
-      described = describe(getPort().get());
-      registration = described;
+    if (getPort().get() > 0) {
+      return registration.atPort(getPort().get());
     }
-    return described;
+    return properties.getRegistration().getPort() != null ? registration : null;
   }
 
   /** The management server, when it has a port of its own, is not registered as a service. */

@@ -4,13 +4,17 @@ import io.reactiveregistry.client.Registration;
 import io.reactiveregistry.client.RegistryClient;
 import io.reactiveregistry.client.RegistryErrorException;
 import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceStatus;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cloud.client.serviceregistry.ServiceRegistry;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
 /**
@@ -44,7 +48,8 @@ public final class RegistryServiceRegistry implements ServiceRegistry<RegistryRe
     if (previous != null) {
       previous.pending.dispose();
     }
-    attempt.pending = client.register(registration.service(), registration.instance(), registration.ephemeral())
+    attempt.pending = Mono.defer(() -> client.register(registration.service(), attempt.instance(registration),
+            registration.ephemeral()))
         .doOnError(error -> log.warn("could not register {} as {} yet ({}); retrying", registration.getInstanceId(),
             registration.service(), error.toString()))
         .retryWhen(Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).jitter(0.5)
@@ -87,20 +92,42 @@ public final class RegistryServiceRegistry implements ServiceRegistry<RegistryRe
   public void close() {}
 
   /**
-   * Not supported: the registry has no per-instance status. An operator takes an instance out of
-   * traffic with {@code admin.instance.patch} ({@code "enabled": false}).
+   * The instance's own status ({@code UP}, {@code DOWN}, {@code OUT_OF_SERVICE}, any case; what
+   * {@code POST /actuator/serviceregistry} sets): {@code DOWN} and {@code OUT_OF_SERVICE} take it
+   * out of traffic, {@code UP} puts it back. Registered at once when it is registered (waiting up
+   * to the deregistration timeout for the answer), else with its registration when that succeeds;
+   * kept across reconnects.
+   *
+   * @throws IllegalArgumentException for another status, or an instance this registry was not
+   *     asked to register
    */
   @Override
   public void setStatus(RegistryRegistration registration, String status) {
-    throw new UnsupportedOperationException("the registry has no instance status: disable the instance with "
-        + "admin.instance.patch instead");
+    InstanceStatus parsed = InstanceStatus.parse(status);
+    if (parsed == null) {
+      throw new IllegalArgumentException("status must be one of UP, DOWN, OUT_OF_SERVICE (was '" + status + "')");
+    }
+    Attempt attempt = attempts.get(registration.getInstanceId());
+    if (attempt == null) {
+      throw new IllegalArgumentException(registration.getInstanceId() + " is not registered by this application");
+    }
+    attempt.status = parsed;
+    Registration registered = attempt.registered;
+    if (registered != null) {
+      registered.setStatus(parsed).block(deregisterTimeout);
+    }
+    log.info("{} of {} is {}", registration.getInstanceId(), registration.service(), parsed);
   }
 
-  /** {@code UP} while the instance is registered, otherwise {@code DOWN}. */
+  /**
+   * The status the instance is registered with ({@code UP}, {@code DOWN}, {@code OUT_OF_SERVICE});
+   * {@code DOWN} too while it is not registered.
+   */
   @Override
   @SuppressWarnings("unchecked")
   public <T> T getStatus(RegistryRegistration registration) {
-    return (T) (isRegistered(registration) ? "UP" : "DOWN");
+    Attempt attempt = attempts.get(registration.getInstanceId());
+    return (T) (isRegistered(registration) ? attempt.registered.status().name() : InstanceStatus.DOWN.name());
   }
 
   private static boolean worthRetrying(Throwable error) {
@@ -113,5 +140,12 @@ public final class RegistryServiceRegistry implements ServiceRegistry<RegistryRe
   private static final class Attempt {
     volatile Disposable pending = () -> {};
     volatile Registration registered;
+    /** The status set before the registration succeeded; null: the instance as configured. */
+    volatile @Nullable InstanceStatus status;
+
+    InstanceBody instance(RegistryRegistration registration) {
+      InstanceStatus wanted = status;
+      return wanted == null ? registration.instance() : wanted.applyTo(registration.instance());
+    }
   }
 }
