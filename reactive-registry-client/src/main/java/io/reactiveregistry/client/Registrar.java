@@ -2,6 +2,8 @@ package io.reactiveregistry.client;
 
 import io.reactiveregistry.client.ConnectionManager.Link;
 import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.message.BatchRegistration;
+import io.reactiveregistry.protocol.message.BatchResult;
 import io.reactiveregistry.protocol.message.DeregisterResult;
 import io.reactiveregistry.protocol.message.Heartbeat;
 import io.reactiveregistry.protocol.message.InstanceBody;
@@ -9,8 +11,10 @@ import io.reactiveregistry.protocol.message.InstanceRef;
 import io.reactiveregistry.protocol.message.InstanceStatus;
 import io.reactiveregistry.protocol.message.RegisterResult;
 import io.reactiveregistry.protocol.message.Registration;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,6 +59,8 @@ final class Registrar implements Disposable {
   /** Each kept instance's registration, by its service and instance id. */
   private final Map<String, Active> active = new ConcurrentHashMap<>();
   private final Disposable redo;
+  /** Batches by service: the connection's whole set of instances in each. */
+  private final Map<ServiceName, ActiveBatch> batches = new ConcurrentHashMap<>();
   private final Disposable ticker;
 
   Registrar(ConnectionManager connections, Duration requestTimeout, Duration minBackoff, Duration maxBackoff,
@@ -73,6 +79,9 @@ final class Registrar implements Disposable {
     long now = System.nanoTime();
     for (Active registration : active.values()) {
       registration.beatIfDue(now);
+    }
+    for (ActiveBatch batch : batches.values()) {
+      batch.beatIfDue(now);
     }
   }
 
@@ -107,13 +116,66 @@ final class Registrar implements Disposable {
         .onErrorMap(Wire::translate);
   }
 
-  /** On a new connection, every registration made on an older one is made again. */
+  Collection<ActiveBatch> batches() {
+    return batches.values();
+  }
+
+  /** Registers {@code instances} as the client's whole set in {@code service}, replacing an earlier batch. */
+  Mono<io.reactiveregistry.client.BatchRegistration> registerBatch(ServiceName service, List<InstanceBody> instances) {
+    BatchRegistration body = new BatchRegistration(service.namespace(), service.group(), service.service(),
+        List.copyOf(instances));
+    return connections.link(requestTimeout).flatMap(link -> sendBatch(link, body).map(result -> {
+      ActiveBatch batch = new ActiveBatch(service, body, result);
+      batches.put(service, batch);
+      batch.keepAlive(link, result);
+      Link now = connections.current();
+      if (now != null && now.generation() > link.generation()) {
+        registerBatchAgain(batch, now);
+      }
+      return (io.reactiveregistry.client.BatchRegistration) batch;
+    }));
+  }
+
+  private Mono<BatchResult> sendBatch(Link link, BatchRegistration body) {
+    return link.socket().requestResponse(Wire.payload(Route.INSTANCE_BATCH_REGISTER.routeName(), body))
+        .map(answer -> Wire.decode(answer, BatchResult.class))
+        .timeout(requestTimeout)
+        .onErrorMap(Wire::translate);
+  }
+
+  /** On a new connection, every registration and batch made on an older one is made again. */
   private void redo(Link link) {
     for (Active registration : active.values()) {
       if (registration.generation < link.generation()) {
         registerAgain(registration, link);
       }
     }
+    for (ActiveBatch batch : batches.values()) {
+      if (batch.generation < link.generation()) {
+        registerBatchAgain(batch, link);
+      }
+    }
+  }
+
+  /** As {@link #registerAgain}, for a batch: sent again whole, with backoff, while it is kept. */
+  private void registerBatchAgain(ActiveBatch batch, Link link) {
+    AtomicInteger failures = new AtomicInteger();
+    Mono.defer(() -> sendBatch(link, batch.body))
+        .doOnError(error -> {
+          meters.redoFailed();
+          if (failures.getAndIncrement() == 0) {
+            log.warn("could not register the batch of {} again on {} ({}); retrying", batch.service, link.server(),
+                error.toString());
+          }
+        })
+        .retryWhen(Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).jitter(0.5)
+            .filter(error -> batch.kept() && !link.socket().isDisposed()))
+        .subscribe(result -> {
+          if (batch.kept()) {
+            batch.keepAlive(link, result);
+          }
+        }, error -> log.debug("stopped registering the batch of {} again on {}: {}", batch.service, link.server(),
+            error.toString()));
   }
 
   /**
@@ -151,6 +213,104 @@ final class Registrar implements Disposable {
   public void dispose() {
     redo.dispose();
     ticker.dispose();
+  }
+
+  /** A live batch: heartbeated with {@code {}}, which refreshes every instance of the connection. */
+  final class ActiveBatch implements io.reactiveregistry.client.BatchRegistration {
+    private static final byte[] HEARTBEAT_ALL = "{}".getBytes(StandardCharsets.UTF_8);
+    private final ServiceName service;
+    private final BatchRegistration body;
+    private volatile List<String> instanceIds;
+    private volatile long intervalMs;
+    private volatile long generation;
+    private Link link;
+    private long nextBeatAt;
+
+    ActiveBatch(ServiceName service, BatchRegistration body, BatchResult result) {
+      this.service = service;
+      this.body = body;
+      this.instanceIds = List.copyOf(result.instanceIds());
+      this.intervalMs = result.heartbeatIntervalMs() == null ? 5_000 : result.heartbeatIntervalMs();
+    }
+
+    boolean kept() {
+      return batches.get(service) == this;
+    }
+
+    synchronized void keepAlive(Link link, BatchResult result) {
+      if (this.link != null && link.generation() < this.link.generation()) {
+        return;
+      }
+      generation = link.generation();
+      instanceIds = List.copyOf(result.instanceIds());
+      if (result.heartbeatIntervalMs() != null) {
+        intervalMs = result.heartbeatIntervalMs();
+      }
+      this.link = link;
+      nextBeatAt = System.nanoTime() + Duration.ofMillis(intervalMs).toNanos();
+    }
+
+    synchronized void beatIfDue(long now) {
+      Link on = link;
+      if (on == null || now < nextBeatAt || on.socket().isDisposed() || body.instances().isEmpty()) {
+        return;
+      }
+      nextBeatAt = now + Duration.ofMillis(intervalMs).toNanos();
+      on.socket().fireAndForget(Wire.payload(Route.INSTANCE_HEARTBEAT.routeName(), HEARTBEAT_ALL))
+          .subscribe(null, error -> { });
+    }
+
+    @Override
+    public ServiceName service() {
+      return service;
+    }
+
+    @Override
+    public List<InstanceBody> instances() {
+      return body.instances();
+    }
+
+    @Override
+    public List<String> instanceIds() {
+      return instanceIds;
+    }
+
+    @Override
+    public Duration heartbeatInterval() {
+      return Duration.ofMillis(intervalMs);
+    }
+
+    @Override
+    public boolean isActive() {
+      if (!kept()) {
+        return false;
+      }
+      Link now = connections.current();
+      synchronized (this) {
+        return now != null && link == now && !now.socket().isDisposed();
+      }
+    }
+
+    @Override
+    public Mono<Void> deregister() {
+      return Mono.defer(() -> {
+        if (!batches.remove(service, this)) {
+          return Mono.empty(); // deregistered already, or replaced by a later batch
+        }
+        if (connections.unreachable()) {
+          return Mono.error(new RegistryUnavailableException("no registry server reachable: the batch of " + service
+              + " is no longer kept by this client, and the server releases it with the lost connection", null));
+        }
+        BatchRegistration empty = new BatchRegistration(service.namespace(), service.group(), service.service(),
+            List.of());
+        return connections.link(requestTimeout).flatMap(link -> sendBatch(link, empty)).then();
+      });
+    }
+
+    @Override
+    public String toString() {
+      return "BatchRegistration[" + service + " " + instanceIds.size() + " instance(s)]";
+    }
   }
 
   /** A live registration. */

@@ -94,6 +94,23 @@ public final class RegistryClient {
     return Mono.defer(() -> registrar.register(service, ephemeral, checked(instance)));
   }
 
+  /**
+   * Registers {@code instances} as this client's whole set of ephemeral instances in
+   * {@code service}, in one request (Nacos's batch registration): instances of an earlier batch
+   * left out are removed, and the batch replaces this client's earlier one for the service. One
+   * heartbeat frame per interval keeps them all, and after a reconnect the batch is registered
+   * again whole. Do not also {@link #register} single instances of that service: a batch is the
+   * connection's complete set there. A bad instance refuses the whole batch, changing nothing.
+   */
+  public Mono<BatchRegistration> registerBatch(ServiceName service, List<InstanceBody> instances) {
+    return Mono.defer(() -> registrar.registerBatch(service, instances.stream().map(RegistryClient::checked).toList()));
+  }
+
+  /** The batches this client keeps registered, one per service. */
+  public List<BatchRegistration> batches() {
+    return new ArrayList<>(registrar.batches());
+  }
+
   /** One snapshot of a service's view. */
   public Mono<ServiceSnapshot> query(ServiceName service) {
     return query(service, List.of(), false);
@@ -267,7 +284,7 @@ public final class RegistryClient {
   }
 
   /**
-   * Deregisters the ephemeral instances this client registered (unless built with
+   * Deregisters the ephemeral instances and batches this client registered (unless built with
    * {@code deregisterOnClose(false)}) and closes the connection; watches end. Persistent instances
    * stay: they belong to no connection. Without a live connection it closes at once, deregistering
    * nothing (ephemeral instances went with the connection).
@@ -276,8 +293,9 @@ public final class RegistryClient {
     // Only on a live connection: without one, the instances went with the last, and waiting for
     // another would only delay the application's shutdown.
     Mono<Void> deregister = deregisterOnClose && connections.connected()
-        ? Flux.fromIterable(registrar.active()).filter(Registration::ephemeral)
-            .flatMap(r -> r.deregister().onErrorResume(e -> Mono.empty()))
+        ? Flux.merge(Flux.fromIterable(registrar.active()).filter(Registration::ephemeral)
+                .flatMap(r -> r.deregister().onErrorResume(e -> Mono.empty())),
+            Flux.fromIterable(registrar.batches()).flatMap(b -> b.deregister().onErrorResume(e -> Mono.empty())))
             .then().timeout(requestTimeout, Mono.empty())
         : Mono.empty();
     return deregister.then(Mono.fromRunnable(() -> {

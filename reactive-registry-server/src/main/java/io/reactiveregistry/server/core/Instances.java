@@ -112,7 +112,7 @@ final class Instances {
     }
     if (wanted.isEmpty()) {
       // Nothing to register: never create a service for it (an empty service nobody would clean up).
-      return new BatchRegistered(List.of(), log.revision());
+      return new BatchRegistered(List.of(), log.revision(), config.defaultTimings().intervalMs());
     }
     Service target = services.getOrCreate(key, true);
     int i = 0;
@@ -120,7 +120,9 @@ final class Instances {
       apply(owner, target, spec, timings.get(i++));
     }
     // The last revision used, or the current one when the batch changed nothing: the same number.
-    return new BatchRegistered(List.copyOf(wanted.keySet()), log.revision());
+    long shortest = timings.stream().mapToLong(HeartbeatTimings::intervalMs).min()
+        .orElse(config.defaultTimings().intervalMs());
+    return new BatchRegistered(List.copyOf(wanted.keySet()), log.revision(), shortest);
   }
 
   private Registered apply(Owner owner, Service service, InstanceSpec spec, HeartbeatTimings timings) {

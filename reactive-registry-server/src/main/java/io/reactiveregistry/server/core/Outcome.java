@@ -13,7 +13,8 @@ public sealed interface Outcome {
   record Registered(String instanceId, long revision, HeartbeatTimings timings) implements Outcome {}
 
   /** {@link Command.BatchRegister}: the connection's instances of the service now, and the last revision used. */
-  record BatchRegistered(List<String> instanceIds, long revision) implements Outcome {}
+  /** @param heartbeatIntervalMs the shortest heartbeat interval among the batch's instances */
+  record BatchRegistered(List<String> instanceIds, long revision, long heartbeatIntervalMs) implements Outcome {}
 
   /** {@link Command.Deregister}: whether anything was removed. */
   record Deregistered(boolean removed, long revision) implements Outcome {}

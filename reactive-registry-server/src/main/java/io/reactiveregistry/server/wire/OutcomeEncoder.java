@@ -21,7 +21,7 @@ public final class OutcomeEncoder {
       return new RegisterResult(r.instanceId(), r.revision(), r.timings().intervalMs(), r.timings().timeoutMs(),
           r.timings().deleteTimeoutMs());
     } else if (outcome instanceof Outcome.BatchRegistered b) {
-      return new BatchResult(b.instanceIds(), b.revision());
+      return new BatchResult(b.instanceIds(), b.revision(), b.heartbeatIntervalMs());
     } else if (outcome instanceof Outcome.Deregistered d) {
       return new DeregisterResult(d.removed(), d.revision());
     } else if (outcome instanceof Outcome.ServiceDefined s) {
