@@ -1,7 +1,7 @@
 'use strict';
 // The operator's dashboard. Every read and every action goes through the server's HTTP API
 // (POST /api/v1/<route>, the wire contract's routes and bodies); pages stay live through its
-// server-sent event streams (a service's watch, the audit trail), never by polling.
+// server-sent event streams (the catalog, a service's watch, the audit trail), never by polling.
 
 const TOKEN_KEY = 'reactive-registry.token';
 /** The audit trail page keeps this many events; older ones scroll away. */
@@ -206,7 +206,7 @@ function metadataLines(metadata) {
 // What the page holds open (streams, timers) and what it folds events into between draws: outside
 // Alpine's reactive state, whose proxies would wrap AbortController and break its methods, and
 // would redraw on every event.
-const open = { streams: [], timers: [], view: {}, traced: [] };
+const open = { streams: [], timers: [], view: {}, traced: [], catalog: null };
 /** Questions asked so far: each confirmation dialog's id. */
 let questions = 0;
 
@@ -217,6 +217,7 @@ function closeAll() {
   open.timers = [];
   open.view = {};
   open.traced = [];
+  open.catalog = null;
 }
 
 document.addEventListener('alpine:init', () => {
@@ -290,25 +291,56 @@ document.addEventListener('alpine:init', () => {
     },
 
     // --- services ---------------------------------------------------------------------------
+    /**
+     * The namespace's services (of the group and name prefix asked for) from its catalog stream
+     * (GET /api/v1/catalog/...): a snapshot, then each service that appears, changes or goes, with
+     * the read permission only. Paged here, in the order service.list uses (group, then name).
+     */
     openServices() {
       closeAll();
-      this.loadServices();
-      this.followTrace(this.services.namespace, coalesced(() => this.loadServices(), RELOAD_EVERY_MS));
+      const catalog = new Map();
+      this.services.loaded = false;
+      open.catalog = catalog;
+      const query = new URLSearchParams();
+      if (this.services.group) {
+        query.set('group', this.services.group);
+      }
+      if (this.services.prefix) {
+        query.set('prefix', this.services.prefix);
+      }
+      const namespace = this.services.namespace || 'public';
+      const path = '/api/v1/catalog/' + encodeURIComponent(namespace) + (query.toString() ? '?' + query : '');
+      const draw = coalesced(() => this.loadServices(), DRAW_EVERY_MS);
+      open.streams.push(new EventStream(path, (type, event) => {
+        if (event.type === 'SNAPSHOT') {
+          catalog.clear();
+          event.services.forEach(summary => catalog.set(summary.group + '/' + summary.service, summary));
+          this.error = '';
+          this.loadServices(); // the first listing at once, later ones drawn together
+          return;
+        } else if (event.type === 'UPSERT') {
+          catalog.set(event.service.group + '/' + event.service.service, event.service);
+        } else if (event.type === 'REMOVE') {
+          catalog.delete(event.group + '/' + event.name);
+        }
+        draw();
+      }, (live, refusal) => {
+        this.live = live;
+        if (refusal) {
+          this.fail(refusal);
+        }
+      }));
     },
 
-    async loadServices() {
-      try {
-        const answer = await api.call('service.list', {
-          namespace: this.services.namespace || null, group: this.services.group || null,
-          prefix: this.services.prefix || null, page: this.services.page, pageSize: this.services.pageSize,
-        });
-        this.error = '';
-        this.services.rows = answer.services;
-        this.services.total = answer.total;
-        this.services.loaded = true;
-      } catch (error) {
-        this.fail(error);
-      }
+    /** The page of the catalog asked for, from what the stream folded. */
+    loadServices() {
+      const all = [...(open.catalog || new Map()).values()].sort((a, b) =>
+        a.group < b.group ? -1 : a.group > b.group ? 1 : a.service < b.service ? -1 : a.service > b.service ? 1 : 0);
+      this.services.total = all.length;
+      this.services.page = Math.min(this.services.page, this.pages());
+      const from = (this.services.page - 1) * this.services.pageSize;
+      this.services.rows = all.slice(from, from + this.services.pageSize);
+      this.services.loaded = true;
     },
 
     pages() {
