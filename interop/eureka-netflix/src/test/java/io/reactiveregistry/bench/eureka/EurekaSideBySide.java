@@ -42,26 +42,55 @@ public final class EurekaSideBySide {
   public static void main(String[] args) throws Exception {
     int instances = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
     Path dir = Files.createTempDirectory("eureka-bench");
-    List<String> report = new ArrayList<>();
-    report.add(String.format(Locale.ROOT, "%-44s %16s %16s", "", "reactive-registry", "eureka-server"));
     String which = args.length > 1 ? args[1] : "both";
-    Result ours = which.equals("eureka") ? null : run("reactive-registry", instances, dir, true);
-    Result theirs = which.equals("ours") ? null : run("eureka-server", instances, dir, false);
-    if (ours == null || theirs == null) {
-      System.exit(0);
+    List<Kind> kinds = switch (which) {
+      case "ours" -> List.of(Kind.OURS);
+      case "eureka" -> List.of(Kind.EUREKA);
+      case "floor" -> List.of(Kind.FLOOR);
+      case "all" -> List.of(Kind.OURS, Kind.EUREKA, Kind.FLOOR);
+      default -> List.of(Kind.OURS, Kind.EUREKA);
+    };
+    List<Result> results = new ArrayList<>();
+    for (Kind kind : kinds) {
+      results.add(run(kind.label, instances, dir, kind));
     }
-    for (int i = 0; i < ours.lines.size(); i++) {
-      report.add(String.format(Locale.ROOT, "%-44s %16s %16s", ours.lines.get(i)[0], ours.lines.get(i)[1],
-          theirs.lines.get(i)[1]));
+    List<String> report = new ArrayList<>();
+    StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-44s", ""));
+    kinds.forEach(kind -> header.append(String.format(Locale.ROOT, " %18s", kind.label)));
+    report.add(header.toString());
+    int rows = results.stream().mapToInt(result -> result.lines.size()).max().orElse(0);
+    Result longest = results.stream().filter(result -> result.lines.size() == rows).findFirst().orElseThrow();
+    for (int i = 0; i < rows; i++) {
+      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-44s", longest.lines.get(i)[0]));
+      for (Result result : results) {
+        line.append(String.format(Locale.ROOT, " %18s", i < result.lines.size() ? result.lines.get(i)[1] : "-"));
+      }
+      report.add(line.toString());
     }
     System.out.println();
     report.forEach(System.out::println);
     System.exit(0);
   }
 
+  /**
+   * This registry's Eureka door, Spring Cloud Netflix's Eureka server, and the floor: Reactor
+   * Netty's bare HTTP server reading each request and answering it as the door does (load-tests'
+   * FloorServer), measured for registrations and renewals only.
+   */
+  enum Kind {
+    OURS("reactive-registry"), EUREKA("eureka-server"), FLOOR("bare HTTP (floor)");
+
+    final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+  }
+
   record Result(List<String[]> lines) {}
 
-  static Result run(String name, int instances, Path dir, boolean ours) throws Exception {
+  static Result run(String name, int instances, Path dir, Kind kind) throws Exception {
+    boolean ours = kind == Kind.OURS;
     int port = freePort();
     int tcp = freePort();
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -70,8 +99,12 @@ public final class EurekaSideBySide {
     if (extra != null && !extra.isBlank()) {
       command.addAll(List.of(extra.trim().split("\\s+")));
     }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path")));
-    if (ours) {
+    command.addAll(List.of("-cp", kind == Kind.FLOOR ? "load-tests/target/load-tests.jar"
+        : System.getProperty("java.class.path")));
+    if (kind == Kind.FLOOR) {
+      command.addAll(List.of("io.reactiveregistry.loadtest.floor.FloorServer", "--rsocket-port", "-1", "--http-port",
+          Integer.toString(port)));
+    } else if (ours) {
       command.addAll(List.of(Main.class.getName(), "--in-memory", "--host", "127.0.0.1", "--port",
           Integer.toString(tcp), "--ws-port", "0", "--http-port", Integer.toString(port), "--nacos-port", "-1",
           "--self-preservation", "false"));
@@ -137,6 +170,9 @@ public final class EurekaSideBySide {
       seconds = (System.nanoTime() - start) / 1e9;
       lines.add(row("renewals/s (" + IN_FLIGHT + " in flight)", 3.0 * instances / seconds));
       lines.add(row("  server CPU per 1,000 renewals (ms)", (cpuMillis(server) - cpu) * 1_000.0 / (3.0 * instances)));
+      if (kind == Kind.FLOOR) {
+        return new Result(lines); // the floor holds no registry: nothing to fetch
+      }
 
       // Eureka's server answers fetches from a cache refreshed every 30 s: the fetches are measured
       // once its answer holds every instance, so that both servers send the same registry.

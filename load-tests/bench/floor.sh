@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The registry beside its floor, in one run: the same load kit simulations against the registry's
+# jar and against FloorServer (the bare RSocket transport doing the same frames without the
+# registry), each server in its own JVM with the same flags, on this machine's two cores. Each
+# shape is warmed twice on both, then measured RUNS times, alternating registry and floor.
+# Prints one line per measured run: server CPU, its JIT and GC shares, and the CPU per unit of
+# work without them; RESULTS.md reports the ratios.
+#   load-tests/bench/floor.sh [registrations|heartbeats|fanout|all]   (RUNS=3 by default)
+# Build first: ./mvnw -q -B -DskipTests package -pl reactive-registry-server,load-tests -am
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+what="${1:-all}"
+runs="${RUNS:-3}"
+kit=(java -Xmx4g -jar load-tests/target/load-tests.jar)
+jvm=(java -Xmx1g -Xms1g -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError)
+
+"${jvm[@]}" -jar reactive-registry-server/target/reactive-registry-server.jar --in-memory --host 127.0.0.1 \
+  --port 17070 --ws-port 0 --http-port 17080 --nacos-port -1 --self-preservation false \
+  --max-connections-per-address 20000 > target-floor-registry.log 2>&1 &
+registry=$!
+"${jvm[@]}" -cp load-tests/target/load-tests.jar io.reactiveregistry.loadtest.floor.FloorServer \
+  --rsocket-port 17170 --http-port 17180 > target-floor-floor.log 2>&1 &
+floor=$!
+trap 'kill $registry $floor 2>/dev/null || true' EXIT
+for port in 17070 17170; do
+  for _ in $(seq 1 150); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.2; done
+done
+
+# run <label> <pid> <port> <units-per-run> <unit name> <simulation and its arguments...>
+run() {
+  local label=$1 pid=$2 port=$3 units=$4 unit=$5
+  shift 5
+  local out
+  out=$("${kit[@]}" "$@" --target tcp://127.0.0.1:$port --server-pid "$pid" 2>&1) || true
+  echo "$out" | grep -E "^(server CPU|error|FAIL)" | sed "s/^/    $label: /" >&2
+  echo "$out" | awk -v label="$label" -v units="$units" -v unit="$unit" '
+    /^server CPU:/ {
+      cpu = $3; jit = 0; gc = 0
+      if (match($0, /JIT compilers [0-9.]+ s/)) { split(substr($0, RSTART, RLENGTH), a, " "); jit = a[3] }
+      if (match($0, /GC [0-9.]+ s/)) { split(substr($0, RSTART, RLENGTH), b, " "); gc = b[2] }
+      printf "%-9s server CPU %6.2f s (JIT %5.2f, GC %5.2f): %7.2f µs per %s, %7.2f without JIT and GC\n",
+        label, cpu, jit, gc, cpu * 1e6 / units, unit, (cpu - jit - gc) * 1e6 / units
+    }'
+}
+
+# shape <name> <units> <unit> <simulation and arguments...>
+shape() {
+  local name=$1 units=$2 unit=$3
+  shift 3
+  echo "== $name: $*"
+  for i in 1 2; do
+    run registry $registry 17070 "$units" "$unit" "$@" > /dev/null
+    run floor $floor 17170 "$units" "$unit" "$@" > /dev/null
+  done
+  for i in $(seq 1 "$runs"); do
+    run registry $registry 17070 "$units" "$unit" "$@"
+    run floor $floor 17170 "$units" "$unit" "$@"
+  done
+}
+
+n=0
+if [ "$what" = registrations ] || [ "$what" = all ]; then
+  # 50 connections, one registration in flight on each, 2,000 each: 100,000 registrations.
+  shape "lone registrations" 100000 registration LoneRegistrations --users 50 --instances 2000
+fi
+if [ "$what" = heartbeats ] || [ "$what" = all ]; then
+  # 500 connections with 20 instances each, one heartbeat a second from each connection, 30 s.
+  shape "lone heartbeats (per 1,000)" 60 "1,000 heartbeats (with the run's registrations)" \
+    LoneHeartbeats --duration-ms 30000
+fi
+if [ "$what" = fanout ] || [ "$what" = all ]; then
+  # One change every 50 ms to 1,000 subscribers on 1,000 connections: 200,000 pushes.
+  shape "one change to 1,000 subscribers" 200000 push SubscriptionFanOut --subscribers 1000 --updates 200 \
+    --interval-ms 50
+fi
