@@ -13,6 +13,12 @@ what="${1:-all}"
 runs="${RUNS:-3}"
 kit=(java -Xmx4g -jar load-tests/target/load-tests.jar)
 jvm=(java -Xmx1g -Xms1g -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError)
+for port in 17070 17080 17170 17180; do
+  if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then
+    echo "port $port is taken (an earlier run's server still stopping?): free it first" >&2
+    exit 1
+  fi
+done
 
 "${jvm[@]}" -jar reactive-registry-server/target/reactive-registry-server.jar --in-memory --host 127.0.0.1 \
   --port 17070 --ws-port 0 --http-port 17080 --nacos-port -1 --self-preservation false \
@@ -21,7 +27,7 @@ registry=$!
 "${jvm[@]}" -cp load-tests/target/load-tests.jar io.reactiveregistry.loadtest.floor.FloorServer \
   --rsocket-port 17170 --http-port 17180 > target-floor-floor.log 2>&1 &
 floor=$!
-trap 'kill $registry $floor 2>/dev/null || true' EXIT
+trap 'kill $registry $floor 2>/dev/null || true; wait $registry $floor 2>/dev/null || true' EXIT
 for port in 17070 17170; do
   for _ in $(seq 1 150); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.2; done
 done
@@ -34,6 +40,7 @@ run() {
   out=$("${kit[@]}" "$@" --target tcp://127.0.0.1:$port --server-pid "$pid" 2>&1) || true
   echo "$out" | grep -E "^(server CPU|error|FAIL)" | sed "s/^/    $label: /" >&2
   echo "$out" | awk -v label="$label" -v units="$units" -v unit="$unit" '
+    /^push / { printf "%-9s push p50 %s ms, p99 %s ms, max %s ms (%s of %s delivered)\n", label, $6, $9, $10, $3, $2 }
     /^server CPU:/ {
       cpu = $3; jit = 0; gc = 0
       if (match($0, /JIT compilers [0-9.]+ s/)) { split(substr($0, RSTART, RLENGTH), a, " "); jit = a[3] }

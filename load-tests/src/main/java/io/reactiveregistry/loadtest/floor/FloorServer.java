@@ -12,6 +12,7 @@ import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.decoder.PayloadDecoder;
+import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.util.ByteBufPayload;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
@@ -87,12 +90,27 @@ public final class FloorServer implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    Disposable running = start();
+    System.out.println("floor: " + (rsocketPort >= 0 ? "RSocket on " + host + ":" + rsocketPort + " " : "")
+        + (httpPort >= 0 ? "HTTP on " + host + ":" + httpPort : ""));
+    try {
+      new CountDownLatch(1).await(); // until the process is stopped
+    } finally {
+      running.dispose();
+    }
+    return 0;
+  }
+
+  /** Starts the configured transports in this JVM (a test's, say); disposing stops them. */
+  public Disposable start() {
+    Disposable.Composite running = Disposables.composite();
     if (rsocketPort >= 0) {
-      var server = RSocketServer.create(SocketAcceptor.with(new Floor()))
+      CloseableChannel server = RSocketServer.create(SocketAcceptor.with(new Floor()))
           .payloadDecoder(PayloadDecoder.DEFAULT)
           .bind(TcpServerTransport.create(TcpServer.create().host(host).port(rsocketPort)))
           .block();
-      System.out.println("floor: RSocket on " + server.address());
+      rsocketPort = server.address().getPort();
+      running.add(server);
     }
     if (httpPort >= 0) {
       DisposableServer http = HttpServer.create().host(host).port(httpPort)
@@ -101,10 +119,29 @@ public final class FloorServer implements Callable<Integer> {
                   ? response.status(HttpResponseStatus.NO_CONTENT).send().then()
                   : response.header("Content-Type", "application/json").sendByteArray(Mono.just(HTTP_ANSWER)).then()))
           .bindNow();
-      System.out.println("floor: HTTP on " + http.address());
+      httpPort = http.port();
+      running.add(http);
     }
-    new CountDownLatch(1).await(); // until the process is stopped
-    return 0;
+    return running;
+  }
+
+  /** A floor on free ports of {@code host} (0 for a free port, -1 for none). */
+  public static FloorServer on(String host, int rsocketPort, int httpPort) {
+    FloorServer floor = new FloorServer();
+    floor.host = host;
+    floor.rsocketPort = rsocketPort;
+    floor.httpPort = httpPort;
+    return floor;
+  }
+
+  /** The RSocket port, once started. */
+  public int rsocketPort() {
+    return rsocketPort;
+  }
+
+  /** The HTTP port, once started. */
+  public int httpPort() {
+    return httpPort;
   }
 
   /** The RSocket side: each interaction doing the least the registry's does. */
