@@ -250,7 +250,7 @@ public final class EurekaDoor {
           if (!(answer instanceof Answer.Served served)) {
             return Mono.just(Reply.refused(answer));
           }
-          String registered = json.decode(Unpooled.wrappedBuffer(served.json()), RegisterResult.class).instanceId();
+          String registered = served.body(RegisterResult.class).instanceId();
           InstanceIndex.Known before = index.put(info.app(), info.id(), new InstanceIndex.Known(service,
               ref(registered, info.ipAddr(), registration.instance().port())));
           if (before == null || before.instance().instanceId().equals(registered)) {
@@ -287,7 +287,7 @@ public final class EurekaDoor {
       if (!(answer instanceof Answer.Served served)) {
         return Reply.refused(answer);
       }
-      boolean removed = json.decode(Unpooled.wrappedBuffer(served.json()), DeregisterResult.class).removed();
+      boolean removed = served.body(DeregisterResult.class).removed();
       return removed ? Reply.status(200) : Reply.refused(unknownInstance(app, id));
     });
   }

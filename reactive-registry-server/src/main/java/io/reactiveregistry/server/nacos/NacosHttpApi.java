@@ -235,8 +235,7 @@ final class NacosHttpApi {
     if (answer instanceof Answer.Refused refused) {
       throw new EdgeRefusal(refused.error().code(), refused.error().message());
     }
-    ServiceSnapshot snapshot = json.decode(Unpooled.wrappedBuffer(((Answer.Served) answer).json()),
-        ServiceSnapshot.class);
+    ServiceSnapshot snapshot = ((Answer.Served) answer).body(ServiceSnapshot.class);
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("namespaceId", name.namespace());
     reply.put("groupName", name.group());
