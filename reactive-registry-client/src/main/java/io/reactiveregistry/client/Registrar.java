@@ -19,6 +19,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -157,56 +160,46 @@ final class Registrar implements Disposable {
     }
   }
 
-  /** As {@link #registerAgain}, for a batch: sent again whole, with backoff, while it is kept. */
+  /** A batch registered again on {@code link}, whole, as {@link #again} does it. */
   private void registerBatchAgain(ActiveBatch batch, Link link) {
-    AtomicInteger failures = new AtomicInteger();
-    Mono.defer(() -> sendBatch(link, batch.body))
-        .doOnError(error -> {
-          meters.redoFailed();
-          if (failures.getAndIncrement() == 0) {
-            log.warn("could not register the batch of {} again on {} ({}); retrying", batch.service, link.server(),
-                error.toString());
-          }
-        })
-        .retryWhen(Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).jitter(0.5)
-            .filter(error -> batch.kept() && !link.socket().isDisposed()))
-        .subscribe(result -> {
-          if (batch.kept()) {
-            batch.keepAlive(link, result);
-          }
-        }, error -> log.debug("stopped registering the batch of {} again on {}: {}", batch.service, link.server(),
-            error.toString()));
+    again("the batch of " + batch.service, link, () -> sendBatch(link, batch.body), batch::kept,
+        result -> batch.keepAlive(link, result));
+  }
+
+  /** A registration made again on {@code link}, as {@link #again} does it. */
+  private void registerAgain(Active registration, Link link) {
+    again(registration.instanceId(), link, () -> send(link, registration.body()), registration::kept,
+        result -> registration.keepAlive(link, result.heartbeatIntervalMs()));
   }
 
   /**
-   * Registers again on {@code link}, retrying with backoff while the registration is kept and the
-   * connection is open. The first failure is logged as a warning, later ones at debug level.
+   * Sends {@code request} on {@code link}, retrying with backoff while what it registers is
+   * {@code kept} and the connection is open; {@code registered} takes the answer if it is still
+   * kept then. Each failure is counted; the first is logged as a warning, later ones at debug level.
    */
-  private void registerAgain(Active registration, Link link) {
+  private <T> void again(String what, Link link, Supplier<Mono<T>> request, BooleanSupplier kept,
+      Consumer<T> registered) {
     AtomicInteger failures = new AtomicInteger();
-    Mono.defer(() -> send(link, registration.body()))
+    Mono.defer(request)
         .doOnError(error -> {
           meters.redoFailed();
           if (failures.getAndIncrement() == 0) {
-            log.warn("could not register {} again on {} ({}); retrying", registration.instanceId(), link.server(),
-                error.toString());
+            log.warn("could not register {} again on {} ({}); retrying", what, link.server(), error.toString());
           } else {
-            log.debug("register {} again on {}: attempt {} failed: {}", registration.instanceId(), link.server(),
-                failures.get(), error.toString());
+            log.debug("register {} again on {}: attempt {} failed: {}", what, link.server(), failures.get(),
+                error.toString());
           }
         })
         .retryWhen(Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).jitter(0.5)
-            .filter(error -> registration.kept() && !link.socket().isDisposed()))
+            .filter(error -> kept.getAsBoolean() && !link.socket().isDisposed()))
         .subscribe(result -> {
-          if (registration.kept()) {
-            registration.keepAlive(link, result.heartbeatIntervalMs());
+          if (kept.getAsBoolean()) {
+            registered.accept(result);
             if (failures.get() > 0) {
-              log.info("registered {} again on {} after {} failed attempt(s)", registration.instanceId(),
-                  link.server(), failures.get());
+              log.info("registered {} again on {} after {} failed attempt(s)", what, link.server(), failures.get());
             }
           }
-        }, error -> log.debug("stopped registering {} again on {}: {}", registration.instanceId(), link.server(),
-            error.toString()));
+        }, error -> log.debug("stopped registering {} again on {}: {}", what, link.server(), error.toString()));
   }
 
   @Override
