@@ -67,6 +67,9 @@ class BatchRegistrationTest {
     server.disposeNow(Duration.ofSeconds(5));
     await().atMost(WAIT).until(() -> !second.isActive());
     server = TestServers.start(port);
+    // The witness reads live only once it is connected again: until then it answers from what it
+    // saw last (the client's outage rule), which would be the batch before the restart.
+    await().atMost(WAIT).until(() -> witness.isConnected() && !witness.isUnreachable());
     await().atMost(WAIT).untilAsserted(() -> assertThat(ports()).containsExactly(8082, 8084));
     await().atMost(WAIT).until(second::isActive);
 
