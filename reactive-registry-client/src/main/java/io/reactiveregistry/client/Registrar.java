@@ -102,19 +102,30 @@ final class Registrar implements Disposable {
       Active registration = new Active(service, ephemeral, instance, result);
       active.put(registration.key(), registration); // replaces this client's earlier one, if any
       registration.keepAlive(link, result.heartbeatIntervalMs());
-      // The connection may have been replaced while the answer was on its way, after the new
-      // connection's redo looked at the registrations: then this one is registered again here.
-      Link now = connections.current();
-      if (now != null && now.generation() > link.generation()) {
-        registerAgain(registration, now);
-      }
+      againIfReplaced(link, now -> registerAgain(registration, now));
       return (io.reactiveregistry.client.Registration) registration;
     }));
   }
 
+  /**
+   * The connection may have been replaced while an answer was on its way, after the new
+   * connection's redo looked at what is registered: then {@code again} registers it on the new one.
+   */
+  private void againIfReplaced(Link answeredOn, Consumer<Link> again) {
+    Link now = connections.current();
+    if (now != null && now.generation() > answeredOn.generation()) {
+      again.accept(now);
+    }
+  }
+
   private Mono<RegisterResult> send(Link link, Registration body) {
-    return link.socket().requestResponse(Wire.payload(Route.INSTANCE_REGISTER.routeName(), body))
-        .map(answer -> Wire.decode(answer, RegisterResult.class))
+    return request(link, Route.INSTANCE_REGISTER, body, RegisterResult.class);
+  }
+
+  /** One request-response on {@code link}, its answer decoded, bounded by the request timeout. */
+  private <T> Mono<T> request(Link link, Route route, Object body, Class<T> answer) {
+    return link.socket().requestResponse(Wire.payload(route.routeName(), body))
+        .map(payload -> Wire.decode(payload, answer))
         .timeout(requestTimeout)
         .onErrorMap(Wire::translate);
   }
@@ -131,19 +142,13 @@ final class Registrar implements Disposable {
       ActiveBatch batch = new ActiveBatch(service, body, result);
       batches.put(service, batch);
       batch.keepAlive(link, result);
-      Link now = connections.current();
-      if (now != null && now.generation() > link.generation()) {
-        registerBatchAgain(batch, now);
-      }
+      againIfReplaced(link, now -> registerBatchAgain(batch, now));
       return (io.reactiveregistry.client.BatchRegistration) batch;
     }));
   }
 
   private Mono<BatchResult> sendBatch(Link link, BatchRegistration body) {
-    return link.socket().requestResponse(Wire.payload(Route.INSTANCE_BATCH_REGISTER.routeName(), body))
-        .map(answer -> Wire.decode(answer, BatchResult.class))
-        .timeout(requestTimeout)
-        .onErrorMap(Wire::translate);
+    return request(link, Route.INSTANCE_BATCH_REGISTER, body, BatchResult.class);
   }
 
   /** On a new connection, every registration and batch made on an older one is made again. */
@@ -453,10 +458,8 @@ final class Registrar implements Disposable {
         InstanceRef ref = new InstanceRef(service.namespace(), service.group(), service.service(),
             InstanceBody.ref(instance.ip(), instance.port(), instance.cluster()));
         return connections.link(requestTimeout)
-            .flatMap(link -> link.socket().requestResponse(Wire.payload(Route.INSTANCE_DEREGISTER.routeName(), ref)))
-            .map(answer -> Wire.decode(answer, DeregisterResult.class).removed())
-            .timeout(requestTimeout)
-            .onErrorMap(Wire::translate);
+            .flatMap(link -> request(link, Route.INSTANCE_DEREGISTER, ref, DeregisterResult.class))
+            .map(DeregisterResult::removed);
       });
     }
 
