@@ -15,6 +15,15 @@ public final class Protocol {
 
   public static final int DEFAULT_TCP_PORT = 7070;
 
+  /**
+   * The one request a server sends a client: a fire-and-forget asking it to move to another member
+   * ({@link io.reactiveregistry.protocol.message.MoveRequest}); sent only to clients whose setup
+   * data lists {@link #FEATURE_MOVE}.
+   */
+  public static final String CONNECTION_MOVE_ROUTE = "connection.move";
+  /** The feature a client names in its setup data when it honours {@link #CONNECTION_MOVE_ROUTE}. */
+  public static final String FEATURE_MOVE = "move";
+
   /** Metadata keys with which an instance overrides its heartbeat timings (milliseconds). */
   public static final String HEARTBEAT_INTERVAL_KEY = "preserved.heart.beat.interval";
   public static final String HEARTBEAT_TIMEOUT_KEY = "preserved.heart.beat.timeout";

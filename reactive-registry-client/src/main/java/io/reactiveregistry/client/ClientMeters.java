@@ -8,7 +8,7 @@ import java.util.function.IntSupplier;
 
 /**
  * The client's meters, named once here: {@code registry.client.connected} (1 or 0),
- * {@code registry.client.reconnects}, {@code registry.client.redo.failures}, {@code registry.client.registrations},
+ * {@code registry.client.reconnects}, {@code registry.client.moves}, {@code registry.client.redo.failures}, {@code registry.client.registrations},
  * {@code registry.client.watches}. Without a {@code MeterRegistry} nothing is recorded and
  * Micrometer need not be on the class path.
  */
@@ -21,6 +21,8 @@ class ClientMeters {
 
   void redoFailed() {}
 
+  void moved() {}
+
   void bind(IntSupplier registrations, IntSupplier watches) {}
 
   static ClientMeters of(Object meterRegistry) {
@@ -32,6 +34,7 @@ class ClientMeters {
     private final AtomicInteger connected = new AtomicInteger();
     private final Counter reconnects;
     private final Counter redoFailures;
+    private final Counter moves;
 
     Micrometer(MeterRegistry registry) {
       this.registry = registry;
@@ -41,6 +44,13 @@ class ClientMeters {
           .description("connections made after the first").register(registry);
       this.redoFailures = Counter.builder("registry.client.redo.failures")
           .description("failed attempts to register an instance again on a new connection").register(registry);
+      this.moves = Counter.builder("registry.client.moves")
+          .description("connections moved to another cluster member at the server's request").register(registry);
+    }
+
+    @Override
+    void moved() {
+      moves.increment();
     }
 
     @Override

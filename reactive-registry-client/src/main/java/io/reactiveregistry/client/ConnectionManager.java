@@ -5,10 +5,14 @@ import io.netty.buffer.Unpooled;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.codec.RouteMetadata;
 import io.reactiveregistry.protocol.message.ClusterInfo;
+import io.reactiveregistry.protocol.message.MoveRequest;
 import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.SetupData;
+import io.rsocket.Payload;
 import io.rsocket.RSocket;
+import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
@@ -21,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -36,7 +41,8 @@ import reactor.util.retry.Retry;
  * exponential backoff and jitter, trying the servers in an order shuffled once per client (so a
  * fleet does not stampede onto the same next server), starting with the one after the server it
  * lost. The members of a cluster it reaches are learned from {@code server.info} and tried too. Every new connection is published as a
- * {@link Link}; its loss as an empty one.
+ * {@link Link}; its loss as an empty one. A server that asks the client to move
+ * ({@code connection.move}) gets a new connection elsewhere published before the old one closes.
  */
 final class ConnectionManager implements Disposable {
   private static final Logger log = LoggerFactory.getLogger(ConnectionManager.class);
@@ -55,6 +61,8 @@ final class ConnectionManager implements Disposable {
   private final @Nullable ClientTls tls;
   private final Duration maxBackoff;
   private final Duration connectTimeout;
+  /** How long a move waits for the server to close the old connection before closing it itself. */
+  private final Duration moveTimeout;
   private final ClientMeters meters;
   private final Sinks.Many<Optional<Link>> links = Sinks.many().replay().latest();
   private final AtomicInteger nextServer = new AtomicInteger();
@@ -62,6 +70,8 @@ final class ConnectionManager implements Disposable {
   private volatile boolean closed;
   private volatile Disposable connecting;
   private volatile Link current;
+  /** The connection being moved away from, while a move is under way (guarded by this). */
+  private @Nullable Link moving;
   /**
    * Whether no server can be reached now: a connection was lost, or an attempt failed, and none
    * has succeeded since. (Not while the first attempt is still under way.)
@@ -71,25 +81,25 @@ final class ConnectionManager implements Disposable {
   private volatile boolean announcedNone;
 
   ConnectionManager(List<URI> servers, String clientName, @Nullable String token, @Nullable ClientTls tls,
-      Duration minBackoff, Duration maxBackoff, Duration connectTimeout, RandomGenerator random, ClientMeters meters) {
+      Duration minBackoff, Duration maxBackoff, Duration connectTimeout, Duration moveTimeout, RandomGenerator random,
+      ClientMeters meters) {
     this.token = token;
     this.tls = tls;
-    List<URI> shuffled = new ArrayList<>(servers);
-    for (int i = shuffled.size() - 1; i > 0; i--) {
-      Collections.swap(shuffled, i, random.nextInt(i + 1));
-    }
-    this.servers = List.copyOf(shuffled);
+    this.servers = List.copyOf(shuffled(new ArrayList<>(servers), random));
     this.random = random;
     this.clientName = clientName;
     this.minBackoff = minBackoff;
     this.maxBackoff = maxBackoff;
     this.connectTimeout = connectTimeout;
+    this.moveTimeout = moveTimeout;
     this.meters = meters;
   }
 
   void start() {
     connect();
   }
+
+
 
   /** The current link (replayed to late subscribers), then each change. Empty while disconnected. */
   Flux<Optional<Link>> links() {
@@ -140,16 +150,128 @@ final class ConnectionManager implements Disposable {
   }
 
   private Mono<Link> connectOnce() {
-    URI server = servers.get(Math.floorMod(nextServer.getAndIncrement(), servers.size()));
-    String setup = JsonCodec.json().encodeToString(new SetupData(clientName, ClientVersion.VERSION));
+    return connectTo(servers.get(Math.floorMod(nextServer.getAndIncrement(), servers.size())));
+  }
+
+  /**
+   * One connection to {@code server}. Its SETUP says the client honours {@code connection.move};
+   * the server's requests on it are answered by {@link #fromServer}.
+   */
+  private Mono<Link> connectTo(URI server) {
+    String setup = JsonCodec.json().encodeToString(new SetupData(clientName, ClientVersion.VERSION,
+        List.of(Protocol.FEATURE_MOVE)));
+    AtomicReference<Link> made = new AtomicReference<>();
     return RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
         .metadataMimeType(Protocol.METADATA_MIME_TYPE)
         .setupPayload(token == null ? DefaultPayload.create(setup) : ByteBufPayload.create(
             Unpooled.copiedBuffer(setup, StandardCharsets.UTF_8), BearerMetadata.composite(ByteBufAllocator.DEFAULT, token)))
+        .acceptor(SocketAcceptor.forFireAndForget(payload -> fromServer(made.get(), payload)))
         .connect(ClientTransports.of(server, tls))
         .timeout(connectTimeout)
-        .map(socket -> new Link(socket, generations.incrementAndGet(), server));
+        .map(socket -> {
+          Link link = new Link(socket, generations.incrementAndGet(), server);
+          made.set(link);
+          return link;
+        });
+  }
+
+  /** A fire-and-forget from the server: {@code connection.move} is the one the contract has. */
+  private Mono<Void> fromServer(@Nullable Link on, Payload payload) {
+    try {
+      if (on != null && RouteMetadata.routes(payload.hasMetadata() ? payload.sliceMetadata() : null)
+          .contains(Protocol.CONNECTION_MOVE_ROUTE)) {
+        move(on, JsonCodec.json().decode(payload.sliceData(), MoveRequest.class));
+      }
+    } catch (RuntimeException e) {
+      log.debug("ignored a request from registry {}: {}", on == null ? "?" : on.server(), e.toString());
+    } finally {
+      payload.release();
+    }
+    return Mono.empty();
+  }
+
+  /**
+   * The server asked this client to move: it connects to one of the members named (in random
+   * order, so that a member's clients spread), else to any other server it knows; registrations
+   * and watches move to the new connection as on a reconnect. The server closes the old connection
+   * once it has seen every registration taken over by the new member (so closing it releases
+   * nothing and no view loses anything); the client closes it itself only after the request
+   * timeout. When no other server
+   * answers, the client stays until the server closes the connection, then reconnects as usual.
+   */
+  void move(Link from, MoveRequest request) {
+    synchronized (this) {
+      if (closed || current != from || moving != null) {
+        return;
+      }
+      moving = from;
+    }
+    List<URI> destinations = destinations(from.server(), request.members());
+    log.info("registry {} asks this client to move ({}); moving to one of {}", from.server(), request.reason(),
+        destinations);
+    Flux.fromIterable(destinations)
+        .concatMap(server -> connectTo(server).onErrorResume(error -> {
+          log.debug("could not move to {}: {}", server, error.toString());
+          return Mono.empty();
+        }))
+        .next()
+        .map(Optional::of)
+        .defaultIfEmpty(Optional.empty())
+        .subscribe(made -> made.ifPresentOrElse(to -> movedTo(from, to), () -> stayed(from)), error -> stayed(from));
+  }
+
+  /** The members named first (shuffled), then every other server known; never the one left. */
+  private List<URI> destinations(URI leaving, List<String> members) {
+    List<URI> named = new ArrayList<>();
+    for (String member : members) {
+      URI address = URI.create(leaving.getScheme() + "://" + member);
+      if (!address.equals(leaving) && !named.contains(address)) {
+        named.add(address);
+      }
+    }
+    shuffled(named, random);
+    for (URI server : servers) {
+      if (!server.equals(leaving) && !named.contains(server)) {
+        named.add(server);
+      }
+    }
+    return named;
+  }
+
+  private void movedTo(Link from, Link to) {
+    synchronized (this) {
+      if (closed || current != from) {
+        moving = null;
+        to.socket().dispose();
+        return;
+      }
+    }
+    meters.moved();
+    connected(to); // registrations and watches start again on it
+    // The server closes the old connection once every registration on it has been taken over
+    // (closing it then releases nothing); one that does not is left after the move timeout.
+    from.socket().onClose()
+        .timeout(moveTimeout, Mono.fromRunnable(() -> from.socket().dispose()))
+        .doFinally(signal -> {
+          synchronized (this) {
+            moving = null;
+          }
+          log.info("moved from registry {} to {} (connection {})", from.server(), to.server(), to.generation());
+        })
+        .subscribe(null, error -> { });
+  }
+
+  /** No other server answered: the client stays where it is (and reconnects if that closed meanwhile). */
+  private void stayed(Link from) {
+    log.warn("could not move away from registry {}: no other server answered; staying until it closes the "
+        + "connection", from.server());
+    synchronized (this) {
+      moving = null;
+    }
+    if (from.socket().isDisposed()) {
+      lost(from);
+    }
   }
 
   private void connected(Link link) {
@@ -167,18 +289,26 @@ final class ConnectionManager implements Disposable {
     publish(Optional.of(link));
     discover(link);
     link.socket().onClose()
-        .doFinally(signal -> {
-          if (closed) {
-            return;
-          }
-          current = null;
-          unreachable = true;
-          meters.connected(false);
-          log.warn("lost the connection to registry {}; reconnecting", link.server());
-          publish(Optional.empty());
-          connect();
-        })
+        .doFinally(signal -> lost(link))
         .subscribe(null, error -> { });
+  }
+
+  /**
+   * {@code link} closed: reconnects if it was the connection in use (not one the client moved away
+   * from, nor one whose move is under way: the move reconnects).
+   */
+  private void lost(Link link) {
+    synchronized (this) {
+      if (closed || current != link || moving == link) {
+        return;
+      }
+      current = null;
+    }
+    unreachable = true;
+    meters.connected(false);
+    log.warn("lost the connection to registry {}; reconnecting", link.server());
+    publish(Optional.empty());
+    connect();
   }
 
   /**
@@ -214,12 +344,17 @@ final class ConnectionManager implements Disposable {
     if (found.isEmpty()) {
       return;
     }
-    for (int i = found.size() - 1; i > 0; i--) {
-      Collections.swap(found, i, random.nextInt(i + 1));
-    }
-    known.addAll(found);
+    known.addAll(shuffled(found, random));
     servers = List.copyOf(known);
     log.info("learned cluster members {} from {}: fails over to them too", found, from);
+  }
+
+  /** {@code list} in a random order (Fisher-Yates, in place), returned. */
+  private static <T> List<T> shuffled(List<T> list, RandomGenerator random) {
+    for (int i = list.size() - 1; i > 0; i--) {
+      Collections.swap(list, i, random.nextInt(i + 1));
+    }
+    return list;
   }
 
   /** The servers it connects to, in the order it tries them. */

@@ -59,7 +59,7 @@ public final class RegistryClient {
   private RegistryClient(Builder builder) {
     ClientMeters meters = ClientMeters.of(builder.meterRegistry);
     this.connections = new ConnectionManager(builder.servers, builder.clientName, builder.token, builder.tls, builder.minBackoff,
-        builder.maxBackoff, builder.connectTimeout, builder.random, meters);
+        builder.maxBackoff, builder.connectTimeout, builder.requestTimeout, builder.random, meters);
     this.registrar = new Registrar(connections, builder.requestTimeout, builder.minBackoff, builder.maxBackoff,
         meters);
     this.watches = new Watches(connections, builder.watchGracePeriod, builder.reconnectSettle, builder.minBackoff,

@@ -221,6 +221,12 @@ public final class Main implements Callable<Integer> {
           + "took over are removed. Default: ${DEFAULT-VALUE}")
   long replicationGraceMs;
 
+  @Option(names = "--move-timeout-ms",
+      description = "In a cluster, how long a stopping member waits for its clients to move to the other members "
+          + "(each registers again there, then leaves) before it closes the connections left. Default: "
+          + "${DEFAULT-VALUE}")
+  long moveTimeoutMs;
+
   @Option(names = "--anti-entropy-interval-ms",
       description = "In a cluster, how often each node sends its peers a digest of its ephemeral instances to "
           + "compare. Default: ${DEFAULT-VALUE}")
@@ -449,7 +455,7 @@ public final class Main implements Callable<Integer> {
         .withExpiryTick(Duration.ofMillis(expiryTickMs))
         .withExpiryBudget(expiryBudget)
         .withReplication(new Replication.Settings(Duration.ofMillis(replicationGraceMs),
-            Duration.ofMillis(antiEntropyIntervalMs)))
+            Duration.ofMillis(antiEntropyIntervalMs), Duration.ofMillis(moveTimeoutMs)))
         .withResumeHistory(new ResumeHistory.Limits(resumeHistoryEvents, Duration.ofMillis(resumeHistoryMs),
             resumeHistoryTotal))
         .withCoalesceWindow(Duration.ofMillis(coalesceWindowMs))

@@ -90,10 +90,12 @@ public final class RegistryServer implements Disposable {
   private final Storage storage;
   /** Nacos's clients' door; null when it is off. */
   private final @Nullable NacosDoor nacos;
+  private final MemberHandover handover;
 
   private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp,
       DisposableServer webSocket, DisposableServer http, Disposable ticker, PrometheusMeterRegistry meters,
-      AtomicBoolean ready, Storage storage, @Nullable NacosDoor nacos) {
+      AtomicBoolean ready, Storage storage, @Nullable NacosDoor nacos, MemberHandover handover) {
+    this.handover = handover;
     this.storage = storage;
     this.nacos = nacos;
     this.runtime = runtime;
@@ -245,7 +247,8 @@ public final class RegistryServer implements Disposable {
                     .start(Schedulers.parallel()));
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
-                ready, storage, ports.getT4().orElse(null));
+                ready, storage, ports.getT4().orElse(null),
+                new MemberHandover(cluster, storage, endpoint, replication, config.replication().moveTimeout()));
           }));
     });
   }
@@ -322,7 +325,8 @@ public final class RegistryServer implements Disposable {
   }
 
   /**
-   * A graceful stop: readiness turns false and new connections are refused; subscription streams
+   * A graceful stop: readiness turns false and new connections are refused; a cluster member hands
+   * over its leadership and its clients ({@link MemberHandover}); subscription streams
    * end normally and get {@code IN_FLIGHT_GRACE} for their last frames and answers being written
    * to go out; then the ports close and every connection is closed with the reason (releasing what
    * each owned); HTTP closes last. The ports close only after the streams have ended because
@@ -345,8 +349,17 @@ public final class RegistryServer implements Disposable {
   private Mono<Void> stopOnce() {
     return Mono.defer(() -> {
       ready.set(false);
-      ticker.dispose();
       endpoint.stopAccepting();
+      // A cluster member first hands over its leadership and its clients, with replication still
+      // running (it carries the clients' registrations elsewhere back here, so that closing their
+      // connections releases nothing).
+      return handover.run().then(Mono.defer(this::closeEverything));
+    });
+  }
+
+  private Mono<Void> closeEverything() {
+    return Mono.defer(() -> {
+      ticker.dispose();
       runtime.completeSubscriptions();
       // Nacos's clients are told to move at once (their client then connects elsewhere and redoes
       // what it had); the rest closes as the other ports do.

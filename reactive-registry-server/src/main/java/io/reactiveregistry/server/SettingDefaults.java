@@ -64,6 +64,7 @@ final class SettingDefaults {
     put(defaults, "--coalesce-window-ms", config.coalesceWindow().toMillis());
     put(defaults, "--replication-grace-ms", config.replication().grace().toMillis());
     put(defaults, "--anti-entropy-interval-ms", config.replication().antiEntropy().toMillis());
+    put(defaults, "--move-timeout-ms", config.replication().moveTimeout().toMillis());
     put(defaults, "--empty-service-cleanup-ms", lifecycle.emptyServiceCleanup().toMillis());
     put(defaults, "--override-retention-ms", lifecycle.overrideRetention().toMillis());
     put(defaults, "--self-preservation", lifecycle.selfPreservation());

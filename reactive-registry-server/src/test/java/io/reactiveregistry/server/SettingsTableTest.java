@@ -142,6 +142,7 @@ class SettingsTableTest {
         millis("--coalesce-window-ms", "21", "22", "23", ServerConfig::coalesceWindow),
         millis("--replication-grace-ms", "5100", "5200", "5300", c -> c.replication().grace()),
         millis("--anti-entropy-interval-ms", "2100", "2200", "2300", c -> c.replication().antiEntropy()),
+        millis("--move-timeout-ms", "11000", "12000", "13000", c -> c.replication().moveTimeout()),
         setting("--allow-unauthenticated", "true", "false", "true", c -> c.security().allowUnauthenticated(),
             Boolean::valueOf),
         setting("--token-file", "t1.json", "t2.json", "t3.json", c -> c.security().tokenFile(), Path::of),

@@ -24,15 +24,24 @@ import reactor.core.scheduler.Scheduler;
  * it) and follows nobody.
  */
 public final class Replication implements Disposable {
-  /** How long a lost peer's copies are kept, and how often digests are compared. */
-  public record Settings(Duration grace, Duration antiEntropy) {
-    public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(4), Duration.ofSeconds(2));
+  /**
+   * How long a lost peer's copies are kept, how often digests are compared, and how long a stopping
+   * member waits for its clients to move to the others.
+   */
+  public record Settings(Duration grace, Duration antiEntropy, Duration moveTimeout) {
+    public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(4), Duration.ofSeconds(2),
+        Duration.ofSeconds(10));
 
     public Settings {
-      if (grace.isNegative() || antiEntropy.toMillis() < 1) {
-        throw new IllegalArgumentException("the replication grace must be at least 0 ms and the anti-entropy "
-            + "interval at least 1 ms: " + grace.toMillis() + ", " + antiEntropy.toMillis());
+      if (grace.isNegative() || antiEntropy.toMillis() < 1 || moveTimeout.isNegative()) {
+        throw new IllegalArgumentException("the replication grace and the move timeout must be at least 0 ms and "
+            + "the anti-entropy interval at least 1 ms: " + grace.toMillis() + ", " + moveTimeout.toMillis() + ", "
+            + antiEntropy.toMillis());
       }
+    }
+
+    public Settings(Duration grace, Duration antiEntropy) {
+      this(grace, antiEntropy, DEFAULTS.moveTimeout());
     }
   }
 
@@ -91,6 +100,11 @@ public final class Replication implements Disposable {
           feeds.waitingChanges(link.peer()), link.lastLagMillis(), link.repairs()));
     }
     return peers;
+  }
+
+  /** The peers whose stream of instances this node follows now: the members known to be up. */
+  public List<String> connectedPeers() {
+    return links.stream().filter(PeerLink::connected).map(PeerLink::peer).toList();
   }
 
   @Override

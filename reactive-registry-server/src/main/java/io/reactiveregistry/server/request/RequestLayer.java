@@ -163,6 +163,14 @@ public final class RequestLayer {
     connections.opened(session, listing);
   }
 
+  /**
+   * The ephemeral instances a session owns now: none once another member took over each of them
+   * (its client registered them again there), when closing the connection releases nothing.
+   */
+  public int owned(Session session) {
+    return runtime.read(registry -> registry.ownedBy(session.owner));
+  }
+
   /** Unlists a closed connection's session and releases every ephemeral instance it still owns: how many. */
   public int release(Session session) {
     connections.closed(session);

@@ -11,7 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -265,6 +267,47 @@ public final class RatisStore implements Storage {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  @Override
+  public @Nullable String handOffLeadership(Duration timeout, Collection<String> up) {
+    if (client == null || !leader.leading()) {
+      return null;
+    }
+    // The member furthest along among those in step and heard from within one heartbeat round:
+    // it needs the least to catch up before it may lead (Ratis waits for it to match the log, then
+    // tells it to start an election at once).
+    ClusterStatus heard;
+    try {
+      heard = ClusterStatuses.of(cluster, server.getDivision(GROUP_ID), ELECTION_TIMEOUT_MIN);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Optional<ClusterStatus.MemberStatus> next = heard.members().stream()
+        .filter(member -> !member.id().equals(cluster.nodeId()) && "follower".equals(member.state())
+            && up.contains(member.id()))
+        .max(Comparator.comparingLong(ClusterStatus.MemberStatus::commitIndex));
+    if (next.isEmpty()) {
+      log.warn("stopping while leading, with no member in step to hand leadership to: the others elect a leader "
+          + "after the election timeout");
+      return null;
+    }
+    long start = System.nanoTime();
+    try {
+      RaftClientReply reply = client.admin().transferLeadership(RaftPeerId.valueOf(next.get().id()),
+          timeout.toMillis());
+      if (reply.isSuccess()) {
+        log.info("handed leadership to {} in {} ms before stopping", next.get().id(),
+            (System.nanoTime() - start) / 1_000_000);
+        return next.get().id();
+      }
+      log.warn("could not hand leadership to {} before stopping ({}): the others elect a leader after the "
+          + "election timeout", next.get().id(), reply.getException());
+    } catch (IOException | RuntimeException e) {
+      log.warn("could not hand leadership to {} before stopping ({}): the others elect a leader after the "
+          + "election timeout", next.get().id(), e.toString());
+    }
+    return null;
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.reactiveregistry.protocol.message.MoveRequest;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.http.SlowClients;
 import io.reactiveregistry.server.metrics.ServerMeters;
@@ -56,6 +57,7 @@ public final class RSocketEndpoint {
   private final PeerCertificates certificates = new PeerCertificates();
   private final OutboundBacklogGuard backlogGuard;
   private final ConnectionChannels channels = new ConnectionChannels();
+  private final ConnectionMoves moves = new ConnectionMoves();
   private final FragmentBudget fragmentBudget;
   private final ServerMeters meters;
   private final SetupAcceptor acceptor;
@@ -69,7 +71,7 @@ public final class RSocketEndpoint {
       ProtectedMode protectedMode, Access access, @Nullable SslContext tls) {
     this.tls = tls;
     this.acceptor = new SetupAcceptor(layer, limits, meters, protectedMode, access, clock, Schedulers.parallel(),
-        certificates, channels);
+        certificates, channels, moves);
     this.limits = limits;
     this.backlogGuard = new OutboundBacklogGuard(limits.maxOutboundBacklogBytes());
     this.meters = meters;
@@ -221,6 +223,24 @@ public final class RSocketEndpoint {
     });
   }
 
+
+  /**
+   * Asks every client that honours {@code connection.move} to move; completes when each has
+   * closed its connection here, or after {@code timeout}, with how many had not.
+   */
+  public Mono<Integer> moveClients(MoveRequest request, Duration timeout) {
+    return moves.moveAll(request, timeout);
+  }
+
+  /** Asks up to {@code count} clients not asked before to move: how many were asked. */
+  public int moveClients(int count, MoveRequest request) {
+    return moves.move(count, request);
+  }
+
+  /** Connections whose clients honour {@code connection.move} and were not asked to. */
+  public int movableConnections() {
+    return moves.stayed();
+  }
 
   /** From now on a new connection is closed as soon as it is accepted. */
   public void stopAccepting() {

@@ -52,12 +52,14 @@ final class SetupAcceptor implements SocketAcceptor {
   private final InstantSource clock;
   private final PeerCertificates certificates;
   private final ConnectionChannels channels;
+  private final ConnectionMoves moves;
   /** Where expiries are timed: virtual in tests. */
   private final Scheduler timer;
 
   SetupAcceptor(RequestLayer layer, ServerLimits limits, ServerMeters meters, ProtectedMode protectedMode,
       Access access, InstantSource clock, Scheduler timer, PeerCertificates certificates,
-      ConnectionChannels channels) {
+      ConnectionChannels channels, ConnectionMoves moves) {
+    this.moves = moves;
     this.certificates = certificates;
     this.channels = channels;
     this.clock = clock;
@@ -101,9 +103,9 @@ final class SetupAcceptor implements SocketAcceptor {
           + " ms is below this server's floor of " + limits.minKeepAliveIntervalMs() + " ms; ask for at least "
           + limits.minKeepAliveIntervalMs() + " ms"));
     }
-    String client;
+    SetupData data;
     try {
-      client = clientLabel(setup);
+      data = setupData(setup);
     } catch (MalformedBodyException e) {
       return Mono.error(new RejectedSetupException("setup data must be empty or a JSON object like "
           + "{\"client\": \"orders-app\", \"version\": \"1.4.2\"}: " + e.getMessage()));
@@ -115,6 +117,7 @@ final class SetupAcceptor implements SocketAcceptor {
       refusedByAuthentication.increment();
       return Mono.error(new RejectedSetupException(ErrorMapping.body(e).message()));
     }
+    String client = clientLabel(data);
     String label = client + "@" + peer + (credential == null ? "" : "[" + credential.principal().name() + "]");
     Session owner = layer.open(label);
     Channel channel = channels.of(remote);
@@ -123,6 +126,9 @@ final class SetupAcceptor implements SocketAcceptor {
         channel == null ? null : new ChannelDrainLoop(channel, pushPauseBytes(limits)));
     layer.listed(owner, new Connections.Listing(client, peer, transport(channel), clock.millis(), session::principal,
         session::openSubscriptions));
+    if (data.understands(Protocol.FEATURE_MOVE)) {
+      moves.add(owner.id(), label, sendingSocket, () -> layer.owned(owner));
+    }
     int nowOpen = open.incrementAndGet();
     log.info("connection opened: {} (id {}, {} open)", label, owner.id(), nowOpen);
     Disposable revocation = credential == null ? Disposables.disposed()
@@ -131,6 +137,7 @@ final class SetupAcceptor implements SocketAcceptor {
     sendingSocket.onClose()
         .doFinally(signal -> {
           revocation.dispose();
+          moves.remove(owner.id());
           int released = session.release();
           log.info("connection closed: {} (id {}), released {} instance(s), {} open",
               label, owner.id(), released, open.decrementAndGet());
@@ -194,11 +201,13 @@ final class SetupAcceptor implements SocketAcceptor {
     return open.get();
   }
 
-  private static String clientLabel(ConnectionSetupPayload setup) {
-    if (!setup.data().isReadable()) {
-      return "anonymous";
-    }
-    SetupData data = JsonCodec.json().decode(setup.sliceData(), SetupData.class);
+  /** The setup data; an empty one for none. */
+  private static SetupData setupData(ConnectionSetupPayload setup) {
+    return setup.data().isReadable() ? JsonCodec.json().decode(setup.sliceData(), SetupData.class)
+        : new SetupData(null, null);
+  }
+
+  private static String clientLabel(SetupData data) {
     String client = data.client();
     if (client == null || client.isBlank()) {
       return "anonymous";

@@ -1,0 +1,123 @@
+package io.reactiveregistry.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.core.HeartbeatTimings;
+import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.e2e.MemberPorts;
+import io.reactiveregistry.server.e2e.WireClient;
+import io.reactiveregistry.server.nacos.NacosDoor;
+import io.reactiveregistry.server.replication.Replication;
+import io.reactiveregistry.server.storage.StorageConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+
+/**
+ * A cluster member told to stop asks its clients to move: each connects to another member,
+ * registers again there and only then leaves, so that a subscriber on a third member never sees
+ * one of their instances go, and the member stops as soon as its clients have left (not after the
+ * move timeout).
+ */
+class MoveOnStopTest {
+  private static final ServiceName ORDERS = ServiceName.of("orders");
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final int APPS = 20;
+  private static final Duration MOVE_TIMEOUT = Duration.ofSeconds(10);
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void aStoppingMembersClientsMoveToTheOthersAndNoSubscriberSeesTheirInstancesGo() {
+    List<Integer> ports = MemberPorts.free(6);
+    String members = "n1=127.0.0.1:" + ports.get(0) + "/" + ports.get(3) + ",n2=127.0.0.1:" + ports.get(1) + "/"
+        + ports.get(4) + ",n3=127.0.0.1:" + ports.get(2) + "/" + ports.get(5);
+    List<RegistryServer> nodes = Flux.range(1, 3)
+        .flatMapSequential(i -> RegistryServer.start(member(i, ports.get(i - 1), members)))
+        .collectList().block(Duration.ofSeconds(60));
+    // The apps are given the leader's address alone: its stop hands over leadership as well as clients.
+    int leader = awaitLeader(nodes);
+    RegistryServer stopped = nodes.get(leader);
+    List<RegistryServer> staying = new ArrayList<>(nodes);
+    staying.remove(stopped);
+    RegistryServer watched = staying.get(1);
+    List<RegistryClient> apps = new ArrayList<>();
+    List<String> pushed = new CopyOnWriteArrayList<>();
+    try (WireClient watcher = WireClient.connect(watched.tcpPort(), "watcher")) {
+      Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"orders\"}").subscribe(pushed::add);
+      for (int i = 0; i < APPS; i++) {
+        RegistryClient app = RegistryClient.builder().servers("tcp://127.0.0.1:" + stopped.tcpPort())
+            .clientName("app-" + i).build();
+        apps.add(app);
+        app.register(ORDERS, InstanceBody.of("127.0.0.1", 9000 + i, null, 1.0, Map.of())).block(WAIT);
+      }
+      await().atMost(WAIT).untilAsserted(() -> assertThat(instancesOn(watched)).isEqualTo(APPS));
+      assertThat(stopped.openConnections()).isGreaterThanOrEqualTo(APPS);
+
+      long start = System.nanoTime();
+      stopped.disposeNow(WAIT);
+      Duration stopTook = Duration.ofNanos(System.nanoTime() - start);
+
+      // Leadership was handed over before the stop went on: a member leads at once, no election
+      // timeout (800-1600 ms) passed without one.
+      assertThat(staying).anyMatch(node -> node.storage().orElseThrow().leading());
+      // The member waited for its clients, not for the timeout: each left once taken over elsewhere.
+      assertThat(stopTook).isLessThan(MOVE_TIMEOUT.dividedBy(2));
+      assertThat(apps).allMatch(RegistryClient::isConnected);
+      // Spread over both: each holds some apps besides the watcher and the other member's link.
+      assertThat(staying.get(0).openConnections()).as("the first staying member took some").isGreaterThan(2);
+      assertThat(watched.openConnections()).as("the second staying member took some").isGreaterThan(3);
+      assertThat(staying.get(0).openConnections() + watched.openConnections()).isGreaterThanOrEqualTo(APPS + 3);
+      // Once the watched member holds no copy of the stopped one's (its grace over), every instance
+      // is still there, and none was ever pushed as removed.
+      String stoppedId = "n" + (leader + 1);
+      await().atMost(WAIT).until(() -> watched.runtime().read(reads -> reads.replicaCopies(stoppedId)) == 0);
+      assertThat(instancesOn(watched)).isEqualTo(APPS);
+      assertThat(pushed).noneMatch(frame -> frame.contains("\"REMOVE\""));
+      watch.dispose();
+    } finally {
+      apps.forEach(RegistryClient::closeAndWait);
+      for (RegistryServer node : staying) {
+        node.disposeNow(Duration.ofSeconds(10));
+      }
+    }
+  }
+
+  private static int awaitLeader(List<RegistryServer> nodes) {
+    await().atMost(WAIT).until(() -> nodes.stream().anyMatch(node -> node.storage().orElseThrow().leading()));
+    for (int i = 0; i < nodes.size(); i++) {
+      if (nodes.get(i).storage().orElseThrow().leading()) {
+        return i;
+      }
+    }
+    throw new AssertionError("no leader");
+  }
+
+  private static int instancesOn(RegistryServer node) {
+    return node.runtime().read(reads -> reads.instanceRecords(ServiceKey.of(Protocol.DEFAULT_NAMESPACE,
+        Protocol.DEFAULT_GROUP, "orders")).size());
+  }
+
+  private ServerConfig member(int i, int port, String members) {
+    return ServerConfig.DEFAULTS.withHost("127.0.0.1").withTcpPort(port).withWebSocketPort(0).withHttpPort(0)
+        .withNacos(NacosDoor.Settings.OFF)
+        .withHeartbeat(new HeartbeatTimings(100, 1_000, 2_000))
+        .withReplication(new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(500), MOVE_TIMEOUT))
+        .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)
+            .withCluster(ClusterConfig.parse("n" + i, members)));
+  }
+}
