@@ -6,6 +6,10 @@
 #   cluster/cluster.sh stop n2      stops one node (SIGTERM)
 #   cluster/cluster.sh kill n1      kills one node (SIGKILL: no goodbye)
 #   cluster/cluster.sh restart n2   starts one node again, with its data directory
+#   cluster/cluster.sh rolling-restart
+#                                   restarts every node, one at a time, the leader last: each hands
+#                                   over its clients (and leadership) as it stops, and the next waits
+#                                   until the last one has rejoined, caught up and streams again
 #   cluster/cluster.sh down         stops every node (data directories stay in cluster/run/)
 #   cluster/cluster.sh clean        stops every node and deletes cluster/run/
 #
@@ -60,6 +64,53 @@ status() {
   done
 }
 
+# The node has rejoined: it follows or leads a cluster with a leader, and every node follows every
+# peer's stream of ephemeral instances again (so the next stop's clients have somewhere to go).
+await_rejoined() {
+  local node=$1 view other settled
+  for _ in $(seq 1 120); do
+    view=$(curl -fsS "http://127.0.0.1:$(http_port "$node")/api/v1/cluster" 2>/dev/null || true)
+    settled=yes
+    echo "$view" | grep -q '"leader":"n' && echo "$view" | grep -Eq '"role":"(leader|follower)"' || settled=no
+    for other in "${nodes[@]}"; do
+      view=$(curl -fsS "http://127.0.0.1:$(http_port "$other")/api/v1/cluster" 2>/dev/null || true)
+      echo "$view" | grep -q '"connected":false' && settled=no
+    done
+    [ "$settled" = yes ] && return
+    sleep 0.5
+  done
+  echo "$node did not rejoin within 60 s; see $run/$node.log" >&2
+  exit 1
+}
+
+leader() {
+  local node
+  for node in "${nodes[@]}"; do
+    if running "$node"; then
+      curl -fsS "http://127.0.0.1:$(http_port "$node")/api/v1/cluster" 2>/dev/null \
+        | grep -o '"leader":"n[0-9]*"' | head -1 | cut -d'"' -f4 && return
+    fi
+  done
+}
+
+rolling_restart() {
+  local lead order=() node
+  lead=$(leader)
+  for node in "${nodes[@]}"; do
+    running "$node" || { echo "$node is not running: start the cluster first" >&2; exit 1; }
+    [ "$node" = "$lead" ] || order+=("$node")
+  done
+  [ -n "$lead" ] && order+=("$lead")
+  for node in "${order[@]}"; do
+    signal_node TERM "$node"
+    start_node "$node"
+    await_ready "$node"
+    await_rejoined "$node"
+    echo "$node restarted and rejoined"
+  done
+  echo "rolling restart done (leader was ${lead:-unknown})"
+}
+
 signal_node() {
   local signal=$1 node=$2
   running "$node" || { echo "$node is not running"; return; }
@@ -89,10 +140,11 @@ case "${1:-}" in
     await_ready "$2"
     echo "$2 is back"
     ;;
+  rolling-restart) rolling_restart ;;
   down) for node in "${nodes[@]}"; do signal_node TERM "$node"; done ;;
   clean)
     for node in "${nodes[@]}"; do signal_node TERM "$node"; done
     rm -rf "$run"
     ;;
-  *) sed -n '2,13p' "$0"; exit 2 ;;
+  *) sed -n '2,17p' "$0"; exit 2 ;;
 esac

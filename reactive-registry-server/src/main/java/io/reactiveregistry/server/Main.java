@@ -227,6 +227,17 @@ public final class Main implements Callable<Integer> {
           + "${DEFAULT-VALUE}")
   long moveTimeoutMs;
 
+  @Option(names = "--rebalance-per-round",
+      description = "In a cluster, at most how many client connections a member holding more than its share asks "
+          + "to move to the others per round (a round follows each of the peers' reports, every anti-entropy "
+          + "interval); 0 never rebalances. Default: ${DEFAULT-VALUE}")
+  int rebalancePerRound;
+
+  @Option(names = "--rebalance-tolerance",
+      description = "In a cluster, how far above its share of the client connections (a fraction of the share) a "
+          + "member may be before it asks some to move. Default: ${DEFAULT-VALUE}")
+  double rebalanceTolerance;
+
   @Option(names = "--anti-entropy-interval-ms",
       description = "In a cluster, how often each node sends its peers a digest of its ephemeral instances to "
           + "compare. Default: ${DEFAULT-VALUE}")
@@ -455,7 +466,8 @@ public final class Main implements Callable<Integer> {
         .withExpiryTick(Duration.ofMillis(expiryTickMs))
         .withExpiryBudget(expiryBudget)
         .withReplication(new Replication.Settings(Duration.ofMillis(replicationGraceMs),
-            Duration.ofMillis(antiEntropyIntervalMs), Duration.ofMillis(moveTimeoutMs)))
+            Duration.ofMillis(antiEntropyIntervalMs), Duration.ofMillis(moveTimeoutMs), rebalancePerRound,
+            rebalanceTolerance))
         .withResumeHistory(new ResumeHistory.Limits(resumeHistoryEvents, Duration.ofMillis(resumeHistoryMs),
             resumeHistoryTotal))
         .withCoalesceWindow(Duration.ofMillis(coalesceWindowMs))

@@ -72,6 +72,8 @@ public final class RegistryServer implements Disposable {
   /** How long replaying storage may take at start before the server gives up. */
   /** How often the token file and TLS files are read for changes: a revoked token's connections close within it. */
   private static final Duration TOKEN_FILE_POLL = Duration.ofSeconds(1);
+  /** How often a cluster member compares its client connections with its peers' (see ConnectionRebalancer). */
+  private static final Duration REBALANCE_ROUND = Duration.ofSeconds(1);
   private static final Duration RESTORE_TIMEOUT = Duration.ofMinutes(5);
   private static final Logger log = LoggerFactory.getLogger(RegistryServer.class);
 
@@ -91,10 +93,14 @@ public final class RegistryServer implements Disposable {
   /** Nacos's clients' door; null when it is off. */
   private final @Nullable NacosDoor nacos;
   private final MemberHandover handover;
+  /** Set when the stop begins: peers then stop counting this member as somewhere to move clients to. */
+  private final AtomicBoolean handingOver;
 
   private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp,
       DisposableServer webSocket, DisposableServer http, Disposable ticker, PrometheusMeterRegistry meters,
-      AtomicBoolean ready, Storage storage, @Nullable NacosDoor nacos, MemberHandover handover) {
+      AtomicBoolean ready, Storage storage, @Nullable NacosDoor nacos, MemberHandover handover,
+      AtomicBoolean handingOver) {
+    this.handingOver = handingOver;
     this.handover = handover;
     this.storage = storage;
     this.nacos = nacos;
@@ -208,6 +214,9 @@ public final class RegistryServer implements Disposable {
       RSocketEndpoint endpoint = new RSocketEndpoint(layer, config.limits(), clock, serverMeters, protectedMode,
           access, tls);
       registerGauges(serverMeters, runtime, endpoint);
+      // Peers learn from each digest how many clients this member holds; a stopping one says so.
+      AtomicBoolean stopping = new AtomicBoolean();
+      replication.countConnections(() -> stopping.get() ? -1 : endpoint.movableConnections());
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
       serverMeters.gauge("registry.catalog.subscribers", "open catalog.subscribe streams", layer::catalogSubscribers);
       AtomicBoolean ready = new AtomicBoolean();
@@ -242,13 +251,17 @@ public final class RegistryServer implements Disposable {
                 new LifecycleTicker(runtime, storage::leading).start(config.expiryTick(), Schedulers.parallel()),
                 clusterView == null ? Disposables.disposed() : clusterView.start(Schedulers.boundedElastic()),
                 replication,
+                !cluster.clustered() ? Disposables.disposed() : new ConnectionRebalancer(nodeId, endpoint, replication,
+                    config.replication().rebalancePerRound(), config.replication().rebalanceTolerance())
+                    .start(REBALANCE_ROUND, Schedulers.parallel()),
                 new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency(), checks.caFile())
                     .onlyWhile(storage::leading)
                     .start(Schedulers.parallel()));
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
                 ready, storage, ports.getT4().orElse(null),
-                new MemberHandover(cluster, storage, endpoint, replication, config.replication().moveTimeout()));
+                new MemberHandover(cluster, storage, endpoint, replication, config.replication().moveTimeout()),
+                stopping);
           }));
     });
   }
@@ -349,6 +362,7 @@ public final class RegistryServer implements Disposable {
   private Mono<Void> stopOnce() {
     return Mono.defer(() -> {
       ready.set(false);
+      handingOver.set(true);
       endpoint.stopAccepting();
       // A cluster member first hands over its leadership and its clients, with replication still
       // running (it carries the clients' registrations elsewhere back here, so that closing their

@@ -65,6 +65,8 @@ final class SettingDefaults {
     put(defaults, "--replication-grace-ms", config.replication().grace().toMillis());
     put(defaults, "--anti-entropy-interval-ms", config.replication().antiEntropy().toMillis());
     put(defaults, "--move-timeout-ms", config.replication().moveTimeout().toMillis());
+    put(defaults, "--rebalance-per-round", config.replication().rebalancePerRound());
+    put(defaults, "--rebalance-tolerance", config.replication().rebalanceTolerance());
     put(defaults, "--empty-service-cleanup-ms", lifecycle.emptyServiceCleanup().toMillis());
     put(defaults, "--override-retention-ms", lifecycle.overrideRetention().toMillis());
     put(defaults, "--self-preservation", lifecycle.selfPreservation());

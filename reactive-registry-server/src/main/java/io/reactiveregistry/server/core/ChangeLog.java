@@ -79,9 +79,18 @@ final class ChangeLog {
 
   /** This node no longer claims the instance: it went, or another node's copy took it over. */
   void withdrawn(RegisteredInstance instance) {
+    withdrawn(instance, null, 0);
+  }
+
+  /** This node's claim was taken over by {@code node}'s newer one, stamped {@code stamp}. */
+  void takenOver(RegisteredInstance instance, String node, long stamp) {
+    withdrawn(instance, node, stamp);
+  }
+
+  private void withdrawn(RegisteredInstance instance, @Nullable String takenOverBy, long stamp) {
     if (instance.service.ephemeral && !instance.replica()) {
       InstanceAddress address = new InstanceAddress(instance.service.key, instance.id());
-      claims.put(address, new ReplicaChange.Withdrawn(address.service(), address.instanceId()));
+      claims.put(address, new ReplicaChange.Withdrawn(address.service(), address.instanceId(), takenOverBy, stamp));
       uncount(instance);
     }
   }

@@ -446,7 +446,7 @@ final class Instances {
       return;
     }
     if (!existing.replica()) {
-      log.withdrawn(existing);
+      log.takenOver(existing, peer.node(), copy.stamp());
       expiry.removed(existing);
     }
     owners.handToPeer(existing, peer);

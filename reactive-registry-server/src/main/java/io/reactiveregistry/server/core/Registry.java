@@ -66,7 +66,7 @@ public final class Registry implements RegistryReads {
     HybridClock stamps = new HybridClock(clock);
     this.instances = new Instances(clock, config, services, new Ownerships(config.maxInstancesPerOwner(), config.quotas().maxHttpInstances()),
         overrides, expiry, log, stamps);
-    this.replicas = new Replicas(node, stamps, instances);
+    this.replicas = new Replicas(node, stamps, instances, clock);
   }
 
   // ---------------------------------------------------------------- commands
@@ -185,6 +185,7 @@ public final class Registry implements RegistryReads {
   }
 
   int expire() {
+    replicas.endLateHandovers();
     return instances.expire();
   }
 

@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A change to what one node claims: the ephemeral instances its own connections own. A node
  * streams these to its peers, which keep them as that node's copies ({@link Command.ApplyReplica}).
@@ -32,6 +34,16 @@ public sealed interface ReplicaChange {
     }
   }
 
-  /** The node no longer claims the instance: it went, or another node's newer registration took it over. */
-  record Withdrawn(ServiceKey service, String instanceId) implements ReplicaChange {}
+  /**
+   * The node no longer claims the instance: it went, or another node's newer registration took it
+   * over — then {@code takenOverBy} names that node and {@code stamp} its claim's stamp, so that a
+   * third node that has not yet heard that claim keeps showing the instance until it does (the two
+   * travel on different streams), instead of removing it and adding it back.
+   */
+  record Withdrawn(ServiceKey service, String instanceId, @Nullable String takenOverBy, long stamp)
+      implements ReplicaChange {
+    public Withdrawn(ServiceKey service, String instanceId) {
+      this(service, instanceId, null, 0);
+    }
+  }
 }

@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.core;
 
+import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,9 +14,22 @@ import java.util.Set;
  * when several nodes claim it — the one with the highest hybrid-clock stamp, ties broken by node
  * id. This node's own claim competes with the same rule; a newer one elsewhere takes the instance
  * over, a newer one here (a client that moved back) keeps it.
+ *
+ * <p>A peer that withdraws a claim because a third node took the instance over says so; until
+ * this node hears that newer claim (it comes on the third node's own stream, which may be slower),
+ * it keeps showing the withdrawn copy — a handover — rather than remove the instance and add it
+ * back a moment later. Any word from the taking node about the instance, or that node's loss,
+ * ends the handover; so does {@link #HANDOVER_WAIT} without one (the taking node may have claimed
+ * and withdrawn the instance before the old node's withdrawal arrived here).
  */
 final class Replicas {
   private record Candidate(String node, ReplicaChange.Claimed claim) {}
+
+  /** A copy withdrawn by {@code from} in favour of {@code to}'s claim stamped {@code stamp}, not yet heard. */
+  private record Handover(String from, ReplicaChange.Claimed claim, String to, long stamp, long until) {}
+
+  /** How long a withdrawn copy is shown while waiting for the claim that took it over. */
+  static final long HANDOVER_WAIT = 5_000;
 
   /** One peer's copies, with their digest kept up to date as they change. */
   private static final class PeerCopies {
@@ -44,8 +59,11 @@ final class Replicas {
   private final Instances instances;
   private final Map<String, PeerCopies> copies = new HashMap<>();
   private final Map<String, Owner> peers = new HashMap<>();
+  private final Map<InstanceAddress, Handover> handovers = new HashMap<>();
+  private final InstantSource clock;
 
-  Replicas(String self, HybridClock stamps, Instances instances) {
+  Replicas(String self, HybridClock stamps, Instances instances, InstantSource clock) {
+    this.clock = clock;
     this.self = self;
     this.stamps = stamps;
     this.instances = instances;
@@ -62,16 +80,27 @@ final class Replicas {
     if (replacing) {
       touched.addAll(held.claims.keySet());
       held.clear();
+      touched.addAll(endHandoversTo(node)); // its snapshot says what it claims
     }
     for (ReplicaChange change : changes) {
       ServiceKey key = instances.canonical(change.service());
       InstanceAddress address = new InstanceAddress(key, change.instanceId());
+      Handover waiting = handovers.get(address);
+      if (waiting != null && waiting.to().equals(node)) {
+        handovers.remove(address); // the taking node's own word about it, whatever it is
+      }
       if (change instanceof ReplicaChange.Claimed claim) {
         stamps.observe(claim.stamp());
         held.put(address, key == claim.service() ? claim
             : new ReplicaChange.Claimed(key, claim.instance(), claim.healthy(), claim.stamp()));
       } else {
+        ReplicaChange.Claimed withdrawn = held.claims.get(address);
         held.remove(address);
+        if (withdrawn != null && change instanceof ReplicaChange.Withdrawn taken && taken.takenOverBy() != null
+            && !heard(address, taken.takenOverBy(), taken.stamp())) {
+          handovers.put(address, new Handover(node, withdrawn, taken.takenOverBy(), taken.stamp(),
+              clock.millis() + HANDOVER_WAIT));
+        }
       }
       touched.add(address);
     }
@@ -81,12 +110,58 @@ final class Replicas {
 
   /** Forgets a peer's copies (it was lost for longer than the grace period): what no other node claims goes. */
   int drop(String node) {
+    endHandoversTo(node).forEach(this::resolve);
     PeerCopies held = copies.remove(node);
     if (held == null) {
       return 0;
     }
     held.claims.keySet().forEach(this::resolve);
     return held.claims.size();
+  }
+
+  /** Ends the handovers waiting for {@code node}'s claims: the addresses they were about. */
+  private List<InstanceAddress> endHandoversTo(String node) {
+    List<InstanceAddress> ended = new ArrayList<>();
+    handovers.entrySet().removeIf(entry -> {
+      if (entry.getValue().to().equals(node)) {
+        ended.add(entry.getKey());
+        return true;
+      }
+      return false;
+    });
+    return ended;
+  }
+
+  /** Whether {@code node}'s claim of the address, stamped {@code stamp} or later, is already known here. */
+  private boolean heard(InstanceAddress address, String node, long stamp) {
+    if (node.equals(self)) {
+      return instances.localClaimStamp(address.service(), address.instanceId()) >= stamp;
+    }
+    PeerCopies theirs = copies.get(node);
+    ReplicaChange.Claimed claim = theirs == null ? null : theirs.claims.get(address);
+    return claim != null && claim.stamp() >= stamp;
+  }
+
+  /** Ends the handovers that waited {@link #HANDOVER_WAIT} in vain: what nobody claims goes. */
+  void endLateHandovers() {
+    if (handovers.isEmpty()) {
+      return;
+    }
+    long now = clock.millis();
+    List<InstanceAddress> late = new ArrayList<>();
+    handovers.entrySet().removeIf(entry -> {
+      if (entry.getValue().until() <= now) {
+        late.add(entry.getKey());
+        return true;
+      }
+      return false;
+    });
+    late.forEach(this::resolve);
+  }
+
+  /** Handovers waiting for the taking node's claim, for tests and meters. */
+  int handovers() {
+    return handovers.size();
   }
 
   /** The digest of what this node holds of a peer's claims, to compare with the peer's own. */
@@ -112,6 +187,11 @@ final class Replicas {
     long local = instances.localClaimStamp(address.service(), address.instanceId());
     if (local >= 0 && (best == null || newer(local, self, best.claim.stamp(), best.node))) {
       return; // this node's own registration is the newest
+    }
+    Handover waiting = handovers.get(address);
+    if (waiting != null && (best == null || newer(waiting.claim().stamp(), waiting.from(), best.claim.stamp(),
+        best.node))) {
+      best = new Candidate(waiting.from(), waiting.claim()); // shown until the taking node's claim arrives
     }
     if (best == null) {
       instances.removeReplica(address.service(), address.instanceId());

@@ -39,6 +39,8 @@ final class ClaimFeed {
   /** Sends what the peer asked for, one frame at a time, in queue order. */
   private final Drain drain = new Drain(this::nextFrame);
   private boolean digestWaiting;
+  /** The client connections this node holds, sent with the next digest. */
+  private int digestConnections;
   private int waitingChanges;
 
   ClaimFeed(String peer, String self, long epoch, List<ReplicaChange.Claimed> snapshot, Scheduler drainer) {
@@ -72,7 +74,8 @@ final class ClaimFeed {
   }
 
   /** Called under the runtime's monitor: what this node's claims sum to after every change queued so far. */
-  synchronized void digest(ReplicaDigest digest) {
+  synchronized void digest(ReplicaDigest digest, int connections) {
+    digestConnections = connections;
     if (!digestWaiting) {
       digestWaiting = true;
       queue.add(digest);
@@ -105,7 +108,7 @@ final class ClaimFeed {
       int size = Math.min(PAGE, claims.size());
       List<ReplicaChange.Claimed> page = claims.subList(0, size);
       ReplicaFrame frame = new ReplicaFrame(ReplicaFrame.SNAPSHOT, self, snapshot.epoch, ReplicaCodec.entries(page),
-          size == claims.size(), null, null);
+          size == claims.size(), null, null, null);
       queue.pollFirst();
       if (size < claims.size()) {
         queue.addFirst(new Snapshot(snapshot.epoch, claims.subList(size, claims.size())));
@@ -115,7 +118,8 @@ final class ClaimFeed {
     if (head instanceof ReplicaDigest digest) {
       queue.pollFirst();
       digestWaiting = false;
-      return new ReplicaFrame(ReplicaFrame.DIGEST, null, null, null, null, digest.count(), digest.hash());
+      return new ReplicaFrame(ReplicaFrame.DIGEST, null, null, null, null, digest.count(), digest.hash(),
+          digestConnections);
     }
     if (head instanceof Map<?, ?> segment) {
       List<ReplicaChange> page = new ArrayList<>(Math.min(PAGE, segment.size()));
@@ -128,7 +132,7 @@ final class ClaimFeed {
       if (segment.isEmpty()) {
         queue.pollFirst();
       }
-      return new ReplicaFrame(ReplicaFrame.CHANGES, null, null, ReplicaCodec.entries(page), null, null, null);
+      return new ReplicaFrame(ReplicaFrame.CHANGES, null, null, ReplicaCodec.entries(page), null, null, null, null);
     }
     return null;
   }

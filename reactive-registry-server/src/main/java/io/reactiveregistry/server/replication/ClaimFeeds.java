@@ -4,6 +4,7 @@ import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
@@ -49,12 +50,16 @@ public final class ClaimFeeds {
     });
   }
 
-  /** Sends each stream a digest of this node's claims every {@code interval}. */
-  public Disposable startDigests(Duration interval, Scheduler timer) {
+  /**
+   * Sends each stream a digest of this node's claims every {@code interval}, with the client
+   * connections it holds ({@code connections}).
+   */
+  public Disposable startDigests(Duration interval, Scheduler timer, IntSupplier connections) {
     return timer.schedulePeriodically(() -> runtime.read(reads -> {
       if (!feeds.isEmpty()) {
         var digest = reads.claimsDigest();
-        feeds.forEach(feed -> feed.digest(digest));
+        int held = connections.getAsInt();
+        feeds.forEach(feed -> feed.digest(digest, held));
       }
       return null;
     }), interval.toMillis(), interval.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);

@@ -74,6 +74,8 @@ public final class PeerLink implements Disposable {
   private final AtomicLong repairs = new AtomicLong();
   private final List<ReplicaChange> snapshot = new ArrayList<>();
   private volatile boolean connected;
+  /** The client connections the peer said it holds in its last digest; null before one. */
+  private volatile @Nullable Load load;
   private volatile long epoch;
   private volatile long lastLagMillis;
   /** The highest stamp received from the peer: only newer registrations are timed. */
@@ -169,6 +171,9 @@ public final class PeerLink implements Disposable {
         }
       }
       case ReplicaFrame.DIGEST -> {
+        if (frame.connections() != null) {
+          load = new Load(frame.connections(), System.nanoTime());
+        }
         ReplicaDigest theirs = new ReplicaDigest(frame.count(), frame.hash());
         ReplicaDigest mine = runtime.read(reads -> reads.replicaDigest(peer.id()));
         if (!mine.equals(theirs)) {
@@ -204,6 +209,7 @@ public final class PeerLink implements Disposable {
     snapshot.clear();
     boolean wasConnected = connected;
     connected = false;
+    load = null;
     if (repairing) {
       repairing = false;
       return;
@@ -236,6 +242,17 @@ public final class PeerLink implements Disposable {
 
   public boolean connected() {
     return connected;
+  }
+
+  /** What the peer last said of its client connections, and when (nanoTime); null before it did. */
+  record Load(int connections, long atNanos) {}
+
+  @Nullable Load load() {
+    return load;
+  }
+
+  ClusterConfig.Member member() {
+    return peer;
   }
 
   public long epoch() {

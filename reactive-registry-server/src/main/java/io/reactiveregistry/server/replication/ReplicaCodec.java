@@ -16,10 +16,12 @@ final class ReplicaCodec {
       InstanceSpec spec = claim.instance();
       return new ReplicaFrame.Entry(key.namespace(), key.group(), key.service(), null, spec.ip(), spec.port(),
           spec.cluster(), spec.weight(), spec.enabled(), spec.metadata().isEmpty() ? null : spec.metadata(),
-          claim.healthy(), claim.stamp(), null);
+          claim.healthy(), claim.stamp(), null, null);
     }
+    ReplicaChange.Withdrawn withdrawn = (ReplicaChange.Withdrawn) change;
     return new ReplicaFrame.Entry(key.namespace(), key.group(), key.service(), change.instanceId(), null, null, null,
-        null, null, null, null, null, true);
+        null, null, null, null, withdrawn.takenOverBy() == null ? null : withdrawn.stamp(), true,
+        withdrawn.takenOverBy());
   }
 
   static List<ReplicaFrame.Entry> entries(List<? extends ReplicaChange> changes) {
@@ -44,7 +46,11 @@ final class ReplicaCodec {
       if (entry.instanceId() == null) {
         throw new IllegalArgumentException(field + ".instanceId is required for a withdrawal");
       }
-      return new ReplicaChange.Withdrawn(key, entry.instanceId());
+      if (entry.takenOverBy() != null && entry.stamp() == null) {
+        throw new IllegalArgumentException(field + ".stamp is required with " + field + ".takenOverBy");
+      }
+      return new ReplicaChange.Withdrawn(key, entry.instanceId(), entry.takenOverBy(),
+          entry.takenOverBy() == null ? 0 : entry.stamp());
     }
     if (entry.stamp() == null || entry.healthy() == null) {
       throw new IllegalArgumentException(field + ".stamp and " + field + ".healthy are required for a claim");

@@ -8,20 +8,22 @@ import org.jspecify.annotations.Nullable;
  * One frame of a {@code cluster.replicate} stream, as JSON: {@code SNAPSHOT} (a page of the owner's
  * claims; the stream starts with them, {@code last} on the final page), {@code CHANGES} (in the
  * order made; the latest per instance) or {@code DIGEST} (what the owner's claims sum to at this
- * point of the stream).
+ * point of the stream, and how many client connections that honour moves the owner holds: what
+ * rebalancing compares).
  */
 record ReplicaFrame(String type, @Nullable String node, @Nullable Long epoch, @Nullable List<Entry> entries,
-    @Nullable Boolean last, @Nullable Integer count, @Nullable Long hash) {
+    @Nullable Boolean last, @Nullable Integer count, @Nullable Long hash, @Nullable Integer connections) {
   static final String SNAPSHOT = "SNAPSHOT";
   static final String CHANGES = "CHANGES";
   static final String DIGEST = "DIGEST";
 
   /**
    * A claim (the instance as registered, its health, its hybrid-clock stamp) or, with {@code
-   * withdrawn}, the end of one (only {@code instanceId} then).
+   * withdrawn}, the end of one ({@code instanceId} then, and when another node's newer claim took
+   * it over, that node as {@code takenOverBy} and its claim's {@code stamp}).
    */
   record Entry(String namespace, String group, String service, @Nullable String instanceId, @Nullable String ip,
       @Nullable Integer port, @Nullable String cluster, @Nullable Double weight, @Nullable Boolean enabled,
       @Nullable Map<String, String> metadata, @Nullable Boolean healthy, @Nullable Long stamp,
-      @Nullable Boolean withdrawn) {}
+      @Nullable Boolean withdrawn, @Nullable String takenOverBy) {}
 }

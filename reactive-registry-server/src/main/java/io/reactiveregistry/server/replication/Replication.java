@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
@@ -25,12 +26,15 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class Replication implements Disposable {
   /**
-   * How long a lost peer's copies are kept, how often digests are compared, and how long a stopping
-   * member waits for its clients to move to the others.
+   * How long a lost peer's copies are kept, how often digests are compared, how long a stopping
+   * member waits for its clients to move to the others, and how client connections are spread over
+   * the members: at most {@code rebalancePerRound} asked to move per round (0: never), while this
+   * member holds more than its share by {@code rebalanceTolerance} (a fraction of the share).
    */
-  public record Settings(Duration grace, Duration antiEntropy, Duration moveTimeout) {
+  public record Settings(Duration grace, Duration antiEntropy, Duration moveTimeout, int rebalancePerRound,
+      double rebalanceTolerance) {
     public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(4), Duration.ofSeconds(2),
-        Duration.ofSeconds(10));
+        Duration.ofSeconds(10), 50, 0.1);
 
     public Settings {
       if (grace.isNegative() || antiEntropy.toMillis() < 1 || moveTimeout.isNegative()) {
@@ -38,10 +42,19 @@ public final class Replication implements Disposable {
             + "the anti-entropy interval at least 1 ms: " + grace.toMillis() + ", " + moveTimeout.toMillis() + ", "
             + antiEntropy.toMillis());
       }
+      if (rebalancePerRound < 0 || !(rebalanceTolerance >= 0 && rebalanceTolerance <= 10)) {
+        throw new IllegalArgumentException("the connections rebalanced per round must be at least 0 (0: off), and "
+            + "the rebalance tolerance from 0 to 10 (a fraction of a member's share): " + rebalancePerRound + ", "
+            + rebalanceTolerance);
+      }
     }
 
     public Settings(Duration grace, Duration antiEntropy) {
       this(grace, antiEntropy, DEFAULTS.moveTimeout());
+    }
+
+    public Settings(Duration grace, Duration antiEntropy, Duration moveTimeout) {
+      this(grace, antiEntropy, moveTimeout, DEFAULTS.rebalancePerRound(), DEFAULTS.rebalanceTolerance());
     }
   }
 
@@ -49,6 +62,7 @@ public final class Replication implements Disposable {
   private final List<PeerLink> links = new ArrayList<>();
   private final RegistryRuntime runtime;
   private final Disposable digests;
+  private volatile IntSupplier connections = () -> 0;
 
   public Replication(String self, ClusterConfig cluster, RegistryRuntime runtime, Settings settings,
       ServerMeters meters, InstantSource clock, String version, Scheduler scheduler, PeerAccess access) {
@@ -83,7 +97,7 @@ public final class Replication implements Disposable {
         () -> runtime.read(reads -> links.stream().mapToInt(link -> reads.replicaCopies(link.peer())).sum()));
     meters.gauge("registry.replication.peers.connected", "peers whose stream of instances this node follows now",
         () -> links.stream().filter(PeerLink::connected).count());
-    this.digests = feeds.startDigests(settings.antiEntropy(), scheduler);
+    this.digests = feeds.startDigests(settings.antiEntropy(), scheduler, () -> connections.getAsInt());
   }
 
   /** A peer's stream of this node's claims ({@code cluster.replicate}). */
@@ -100,6 +114,29 @@ public final class Replication implements Disposable {
           feeds.waitingChanges(link.peer()), link.lastLagMillis(), link.repairs()));
     }
     return peers;
+  }
+
+  /**
+   * A connected peer's client connections, as it reported them with its last digest (every
+   * anti-entropy interval), and when that arrived (System.nanoTime).
+   */
+  public record PeerLoad(String node, String address, int connections, long reportedAtNanos) {}
+
+  /** The connected peers that have reported their client connections. */
+  public List<PeerLoad> peerLoads() {
+    List<PeerLoad> loads = new ArrayList<>(links.size());
+    for (PeerLink link : links) {
+      PeerLink.Load load = link.load();
+      if (link.connected() && load != null) {
+        loads.add(new PeerLoad(link.peer(), link.member().address(), load.connections(), load.atNanos()));
+      }
+    }
+    return loads;
+  }
+
+  /** Counts the client connections this node reports to its peers with each digest (none until set). */
+  public void countConnections(IntSupplier clientConnections) {
+    this.connections = clientConnections;
   }
 
   /** The peers whose stream of instances this node follows now: the members known to be up. */

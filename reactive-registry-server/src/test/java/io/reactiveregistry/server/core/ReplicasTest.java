@@ -151,6 +151,42 @@ class ReplicasTest {
   }
 
   @Test
+  void aTakeOverSeenFirstAsTheOldNodesWithdrawalKeepsTheInstanceShownUntilTheNewClaimArrives() {
+    n1.register(client1, orders, true, instance(8080));
+    shipAll();
+    n2.register(client2, orders, true, instance(8080)); // the client moved from n1 to n2
+    List<ReplicaChange> fromN2 = n2.takeReplicaChanges();
+    n1.apply(new Command.ApplyReplica("n2", fromN2, false));
+    List<ReplicaChange> fromN1 = n1.takeReplicaChanges();
+    assertThat(fromN1).singleElement().isInstanceOfSatisfying(ReplicaChange.Withdrawn.class, withdrawn -> {
+      assertThat(withdrawn.takenOverBy()).isEqualTo("n2");
+      assertThat(withdrawn.stamp()).isEqualTo(((ReplicaChange.Claimed) fromN2.get(0)).stamp());
+    });
+    n3.takeEvents();
+
+    // n3 hears n1's withdrawal before n2's claim (two streams): the instance stays, nothing is pushed.
+    n3.apply(new Command.ApplyReplica("n1", fromN1, false));
+    assertThat(shown(n3, orders)).hasSize(1);
+    assertThat(n3.takeEvents()).isEmpty();
+    assertThat(n3.replicaDigest("n1")).as("n1's copies agree with n1's claims meanwhile")
+        .isEqualTo(n1.claimsDigest());
+    n3.apply(new Command.ApplyReplica("n2", fromN2, false));
+    assertThat(shown(n3, orders)).hasSize(1);
+    assertThat(n3.takeEvents()).as("n2's copy replaces n1's: the same instance, no change a subscriber sees")
+        .allSatisfy(event -> assertThat(event).isNotInstanceOf(RegistryEvent.InstanceRemoved.class));
+
+    // The same withdrawal, and the taking node lost before its claim arrived: the instance goes.
+    n1.register(client1, orders, true, instance(8081));
+    shipAll();
+    n2.register(client2, orders, true, instance(8081));
+    n1.apply(new Command.ApplyReplica("n2", n2.takeReplicaChanges(), false));
+    n3.apply(new Command.ApplyReplica("n1", n1.takeReplicaChanges(), false));
+    assertThat(shown(n3, orders)).extracting(InstanceView::port).containsExactly(8080, 8081);
+    n3.apply(new Command.DropReplica("n2"));
+    assertThat(shown(n3, orders)).as("neither n2's 8080 nor the 8081 it never confirmed").isEmpty();
+  }
+
+  @Test
   void copiesHaveNoHeartbeatDeadlinesHereTheirNodeExpiresThemAndTheRemovalIsStreamed() {
     n1.register(client1, orders, true, instance(8080));
     shipAll();
@@ -243,6 +279,13 @@ class ReplicasTest {
       clock2.advanceMillis(random.nextInt(3));
       clock3.advanceMillis(random.nextInt(3));
     }
+    shipAll();
+    // A handover whose taking node claimed and withdrew the instance before the old node's
+    // withdrawal arrived waits in vain: it ends after its wait.
+    for (ManualClock clock : List.of(clock1, clock2, clock3)) {
+      clock.advanceMillis(Replicas.HANDOVER_WAIT);
+    }
+    all.forEach(Registry::expire);
     shipAll();
     assertThat(shown(n2, orders)).isEqualTo(shown(n1, orders));
     assertThat(shown(n3, orders)).isEqualTo(shown(n1, orders));

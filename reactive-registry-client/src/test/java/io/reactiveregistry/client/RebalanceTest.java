@@ -1,0 +1,99 @@
+package io.reactiveregistry.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.core.HeartbeatTimings;
+import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.e2e.MemberPorts;
+import io.reactiveregistry.server.e2e.WireClient;
+import io.reactiveregistry.server.nacos.NacosDoor;
+import io.reactiveregistry.server.replication.Replication;
+import io.reactiveregistry.server.storage.StorageConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+
+/**
+ * Clients that all connect to one member of three are spread over the three by the members
+ * themselves: the crowded one asks the newest of its clients to move, a round at a time, until each
+ * member holds its share within the tolerance; the moves release nothing, so a subscriber sees no
+ * instance go.
+ */
+class RebalanceTest {
+  private static final ServiceName ORDERS = ServiceName.of("orders");
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final int APPS = 30;
+  /** Each member's links to its two peers are connections too. */
+  private static final int PEER_LINKS = 2;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void clientsCrowdedOnOneMemberAreSpreadOverAllWithoutAnInstanceGoing() {
+    List<Integer> ports = MemberPorts.free(6);
+    String members = "n1=127.0.0.1:" + ports.get(0) + "/" + ports.get(3) + ",n2=127.0.0.1:" + ports.get(1) + "/"
+        + ports.get(4) + ",n3=127.0.0.1:" + ports.get(2) + "/" + ports.get(5);
+    List<RegistryServer> nodes = Flux.range(1, 3)
+        .flatMapSequential(i -> RegistryServer.start(member(i, ports.get(i - 1), members)))
+        .collectList().block(Duration.ofSeconds(60));
+    List<RegistryClient> apps = new ArrayList<>();
+    List<String> pushed = new CopyOnWriteArrayList<>();
+    try (WireClient watcher = WireClient.connect(ports.get(1), "watcher")) {
+      Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"orders\"}").subscribe(pushed::add);
+      for (int i = 0; i < APPS; i++) {
+        RegistryClient app = RegistryClient.builder().servers("tcp://127.0.0.1:" + ports.get(0))
+            .clientName("app-" + i).build();
+        apps.add(app);
+        app.register(ORDERS, InstanceBody.of("127.0.0.1", 9000 + i, null, 1.0, Map.of())).block(WAIT);
+      }
+
+      // 30 apps over three members: 10 each, within the tolerance (10 %) and the slack (2).
+      await().atMost(WAIT).untilAsserted(() -> {
+        int first = nodes.get(0).openConnections() - PEER_LINKS;
+        int second = nodes.get(1).openConnections() - PEER_LINKS - 1; // and the watcher
+        int third = nodes.get(2).openConnections() - PEER_LINKS;
+        assertThat(first + second + third).isEqualTo(APPS);
+        assertThat(List.of(first, second, third)).allSatisfy(held -> assertThat(held).isBetween(8, 12));
+      });
+      assertThat(apps).allMatch(RegistryClient::isConnected);
+      assertThat(instancesOn(nodes.get(1))).isEqualTo(APPS);
+      assertThat(pushed).noneMatch(frame -> frame.contains("\"REMOVE\""));
+      watch.dispose();
+    } finally {
+      apps.forEach(RegistryClient::closeAndWait);
+      for (RegistryServer node : nodes) {
+        node.disposeNow(Duration.ofSeconds(10));
+      }
+    }
+  }
+
+  private static int instancesOn(RegistryServer node) {
+    return node.runtime().read(reads -> reads.instanceRecords(ServiceKey.of(Protocol.DEFAULT_NAMESPACE,
+        Protocol.DEFAULT_GROUP, "orders")).size());
+  }
+
+  private ServerConfig member(int i, int port, String members) {
+    return ServerConfig.DEFAULTS.withHost("127.0.0.1").withTcpPort(port).withWebSocketPort(0).withHttpPort(0)
+        .withNacos(NacosDoor.Settings.OFF)
+        .withHeartbeat(new HeartbeatTimings(100, 1_000, 2_000))
+        // Digests, which carry each member's count, every 200 ms: rounds follow one another quickly.
+        .withReplication(new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(200),
+            Duration.ofSeconds(10), 5, 0.1))
+        .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)
+            .withCluster(ClusterConfig.parse("n" + i, members)));
+  }
+}
