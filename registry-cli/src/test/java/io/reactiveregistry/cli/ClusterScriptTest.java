@@ -35,7 +35,7 @@ class ClusterScriptTest {
     List<String> lines = scriptLines();
     assertThat(lines).as("the README's cluster/cluster.sh lines")
         .containsExactly("cluster/cluster.sh start", "cluster/cluster.sh status", "cluster/cluster.sh kill n1",
-            "cluster/cluster.sh restart n1", "cluster/cluster.sh clean");
+            "cluster/cluster.sh restart n1", "cluster/cluster.sh rolling-restart", "cluster/cluster.sh clean");
     assertThat(Files.exists(ROOT.resolve("reactive-registry-server/target/reactive-registry-server.jar")))
         .as("the server jar (mvn verify packages it before this module's tests)").isTrue();
 
@@ -76,7 +76,14 @@ class ClusterScriptTest {
     assertThat(restarted.output()).contains("n1 is back");
     assertThat(run(lines.get(1)).output().lines().filter(line -> line.contains("\"leader\":\"n"))).hasSize(3);
 
-    Result cleaned = run(lines.get(4));
+    Result rolled = run(lines.get(4));
+    assertThat(rolled.code()).as(rolled.output()).isZero();
+    assertThat(rolled.output()).contains("n1 restarted and rejoined", "n2 restarted and rejoined",
+        "n3 restarted and rejoined", "rolling restart done");
+    Result after = run(lines.get(1));
+    assertThat(after.output().lines().filter(line -> line.contains("\"leader\":\"n"))).as(after.output()).hasSize(3);
+
+    Result cleaned = run(lines.get(5));
     assertThat(cleaned.code()).as(cleaned.output()).isZero();
     assertThat(ROOT.resolve("cluster/run")).doesNotExist();
   }
