@@ -135,13 +135,31 @@ public final class RegistryClient {
       }
       Query query = new Query(service.namespace(), service.group(), service.service(), selection.clusters(),
           selection.healthyOnly(), selection.wireSelector());
-      return connections.link(requestTimeout)
-          .flatMap(link -> link.socket().requestResponse(Wire.payload(Route.SERVICE_QUERY.routeName(), query)))
-          .map(answer -> Wire.decode(answer, ServiceSnapshot.class))
-          .doOnNext(snapshot -> lastSeen.snapshot(key, snapshot))
-          .timeout(requestTimeout)
-          .onErrorMap(Wire::translate);
+      return ask(query)
+          .doOnNext(snapshot -> lastSeen.snapshot(key, snapshot));
     });
+  }
+
+  /**
+   * A linearizable read: one snapshot answered once the server has applied every durable change
+   * its cluster had committed when the query arrived, so it shows every durable write
+   * acknowledged before, on whichever member answers. It waits for a connection (never answers
+   * from what the client saw last) and fails with {@code UNAVAILABLE} when the member cannot reach
+   * a majority. A plain {@link #query} answers from the member's own state, which on a follower
+   * may be a moment behind the leader.
+   */
+  public Mono<ServiceSnapshot> queryConsistent(ServiceName service, Selection selection) {
+    return Mono.defer(() -> ask(new Query(service.namespace(), service.group(), service.service(),
+        selection.clusters(), selection.healthyOnly(), selection.wireSelector()).consistently()));
+  }
+
+  /** {@code service.query} on the live connection, waiting for one up to the request timeout. */
+  private Mono<ServiceSnapshot> ask(Query query) {
+    return connections.link(requestTimeout)
+        .flatMap(link -> link.socket().requestResponse(Wire.payload(Route.SERVICE_QUERY.routeName(), query)))
+        .map(answer -> Wire.decode(answer, ServiceSnapshot.class))
+        .timeout(requestTimeout)
+        .onErrorMap(Wire::translate);
   }
 
   /**

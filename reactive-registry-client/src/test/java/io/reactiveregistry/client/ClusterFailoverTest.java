@@ -27,6 +27,7 @@ import reactor.core.publisher.Flux;
  */
 class ClusterFailoverTest {
   private static final ServiceName ORDERS = ServiceName.of("orders");
+  private static final ServiceName DB = ServiceName.of("db");
   private static final Duration WAIT = Duration.ofSeconds(15);
 
   @TempDir
@@ -46,6 +47,11 @@ class ClusterFailoverTest {
         .clientName("watcher").build();
     try {
       app.register(ORDERS, InstanceBody.of("127.0.0.5", 8080, null, 1.0, Map.of())).block(WAIT);
+      // A durable write acknowledged by n1 is in a consistent read on n3 at once, whoever leads.
+      for (int i = 0; i < 5; i++) {
+        app.register(DB, InstanceBody.of("127.0.0." + (10 + i), 5432, null, 1.0, Map.of()), false).block(WAIT);
+        assertThat(watcher.queryConsistent(DB, Selection.all()).block(WAIT).instances()).hasSize(i + 1);
+      }
       await().atMost(WAIT).untilAsserted(() -> assertThat(watcher.query(ORDERS).block(WAIT).instances())
           .extracting(InstanceBody::ip).containsExactly("127.0.0.5"));
 

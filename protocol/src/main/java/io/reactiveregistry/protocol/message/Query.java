@@ -15,10 +15,13 @@ import org.jspecify.annotations.Nullable;
  *     come as one {@code BATCH} event, and a change superseded within it left out
  * @param selector which instances, by their metadata ({@link io.reactiveregistry.protocol.rules.Selector}'s
  *     grammar); absent or blank: every instance
+ * @param consistent {@code service.query} only: answer once this member has applied every durable
+ *     change the cluster had committed when the query arrived (a linearizable read); absent or
+ *     false: from this member's state at once (a follower may be a moment behind)
  */
 public record Query(@Nullable String namespace, @Nullable String group, @Nullable String service,
     @Nullable List<String> clusters, @Nullable Boolean healthyOnly, @Nullable Long sinceRevision,
-    @Nullable String node, @Nullable Boolean coalesce, @Nullable String selector) {
+    @Nullable String node, @Nullable Boolean coalesce, @Nullable String selector, @Nullable Boolean consistent) {
 
   public Query(@Nullable String namespace, @Nullable String group, @Nullable String service,
       @Nullable List<String> clusters, @Nullable Boolean healthyOnly) {
@@ -27,7 +30,7 @@ public record Query(@Nullable String namespace, @Nullable String group, @Nullabl
 
   public Query(@Nullable String namespace, @Nullable String group, @Nullable String service,
       @Nullable List<String> clusters, @Nullable Boolean healthyOnly, @Nullable String selector) {
-    this(namespace, group, service, clusters, healthyOnly, null, null, null, selector);
+    this(namespace, group, service, clusters, healthyOnly, null, null, null, selector, null);
   }
 
   public static Query of(String service) {
@@ -36,11 +39,17 @@ public record Query(@Nullable String namespace, @Nullable String group, @Nullabl
 
   /** The same view, resumed after {@code revision} of {@code node}'s stream. */
   public Query resumingAfter(long revision, String node) {
-    return new Query(namespace, group, service, clusters, healthyOnly, revision, node, coalesce, selector);
+    return new Query(namespace, group, service, clusters, healthyOnly, revision, node, coalesce, selector, consistent);
   }
 
   /** The same subscription, taking events pending together as one {@code BATCH}. */
   public Query coalescing() {
-    return new Query(namespace, group, service, clusters, healthyOnly, sinceRevision, node, true, selector);
+    return new Query(namespace, group, service, clusters, healthyOnly, sinceRevision, node, true, selector,
+        consistent);
+  }
+
+  /** The same query, answered as a linearizable read ({@code consistent}). */
+  public Query consistently() {
+    return new Query(namespace, group, service, clusters, healthyOnly, sinceRevision, node, coalesce, selector, true);
   }
 }

@@ -213,7 +213,7 @@ public final class HttpEndpoint {
       Query query = new Query(request.param("namespace"), request.param("group"), request.param("service"),
           clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")),
           from == null ? null : from.revision(), from == null ? null : from.node(), coalesce ? Boolean.TRUE : null,
-          first(params, "selector"));
+          first(params, "selector"), null);
       Flux<byte[]> events = layer.subscribe(principalOf(request), query, null);
       return eventStream(response, ServerSentEvents.of(events, SSE_KEEPALIVE,
           coalesce ? SSE_GATHER : Duration.ZERO));
@@ -340,13 +340,19 @@ public final class HttpEndpoint {
     }
   }
 
-  /** {@code GET /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=&selector=}: the view now. */
+  /**
+   * {@code GET /api/v1/services/{namespace}/{group}/{service}?clusters=&healthyOnly=&selector=&consistent=}:
+   * the view now; with {@code consistent=true}, once this member has caught up with the cluster.
+   */
   private Publisher<Void> snapshot(HttpServerRequest request, HttpServerResponse response) {
     try {
       Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
       Query query = new Query(request.param("namespace"), request.param("group"), request.param("service"),
           clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")),
           first(params, "selector"));
+      if (Boolean.parseBoolean(first(params, "consistent"))) {
+        return layer.consistentView(principalOf(request), query).flatMap(answer -> Mono.from(send(response, answer)));
+      }
       return send(response, layer.view(principalOf(request), query));
     } catch (RuntimeException e) {
       return refusal(response, e);

@@ -210,6 +210,9 @@ public final class RequestLayer {
     }
     long start = System.nanoTime();
     try {
+      if (route == Route.SERVICE_QUERY) {
+        return query(principal, json.decode(body, Query.class), start);
+      }
       if (!CommandDecoder.decodes(route)) {
         return Mono.just(counted(route, start, read(principal, route, body)));
       }
@@ -264,6 +267,34 @@ public final class RequestLayer {
       ViewFilter filter = filter(query);
       return runtime.read(registry -> WireViews.snapshot(registry.view(key, filter)));
     });
+  }
+
+  /**
+   * {@code service.query}: the view now, or, with {@code consistent}, once this member has caught
+   * up with what the cluster had committed when the query arrived (checked and permitted first,
+   * so that a refused query asks the leader nothing).
+   */
+  private Mono<Answer> query(@Nullable Principal principal, Query query, long start) {
+    if (!Boolean.TRUE.equals(query.consistent())) {
+      return Mono.just(counted(Route.SERVICE_QUERY, start, new Answer.Served(query(principal, query))));
+    }
+    query(principal, query); // refuses a query that is not valid or not permitted, before waiting
+    return caughtUp(() -> counted(Route.SERVICE_QUERY, start, new Answer.Served(query(principal, query))))
+        .onErrorResume(error -> Mono.just(counted(Route.SERVICE_QUERY, start, Answer.refusal(error))));
+  }
+
+  /** {@code answer}, computed once this member holds what the cluster had committed when asked. */
+  private <T> Mono<T> caughtUp(Supplier<T> answer) {
+    return Mono.fromFuture(runtime::caughtUp, true).then(Mono.fromSupplier(answer));
+  }
+
+  /** {@link #view}, answered as a linearizable read (HTTP's {@code ?consistent=true}). */
+  public Mono<Answer> consistentView(@Nullable Principal principal, Query query) {
+    Answer checked = view(principal, query); // a refusal at once, without asking the leader
+    if (checked instanceof Answer.Refused) {
+      return Mono.just(checked);
+    }
+    return caughtUp(() -> view(principal, query)).onErrorResume(error -> Mono.just(Answer.refusal(error)));
   }
 
   /** {@code service.list} from a typed query (HTTP's {@code GET /api/v1/services}). */
@@ -613,6 +644,10 @@ public final class RequestLayer {
 
   /** Where a subscription resumes; null for a fresh one. */
   private static PushHub.@Nullable Resume resume(Query query) {
+    if (query.consistent() != null) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "consistent is for service.query: a subscription starts "
+          + "from this member's state and follows every change after it");
+    }
     if (query.sinceRevision() == null) {
       if (query.node() != null) {
         throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "node is only for a resume: give sinceRevision with it");

@@ -8,6 +8,7 @@ import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.Outcome.Refused;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.core.RegistryEvent;
+import io.reactiveregistry.server.core.RegistryException;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.ReplicaChange;
 import io.reactiveregistry.server.core.ServiceKey;
@@ -78,6 +79,24 @@ public final class RegistryRuntime {
     this.hub = hub;
     this.store = store;
   }
+  /**
+   * Completes once this node holds every durable change the cluster had committed when it was
+   * called: a read after it sees every write acknowledged before it began, on any member.
+   */
+  public CompletableFuture<Void> caughtUp() {
+    return store.catchUp().handle((ignored, error) -> {
+      if (error == null) {
+        return null;
+      }
+      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+      if (cause instanceof StorageUnavailableException storage) {
+        Refused refused = refused(storage);
+        throw new RegistryException(refused.failure(), refused.message());
+      }
+      throw new CompletionException(cause);
+    });
+  }
+
 
   /**
    * Applies a command now and returns its outcome; its events are published to subscribers and

@@ -12,6 +12,15 @@ import java.util.concurrent.CompletableFuture;
 public interface DurableStore {
 
   /**
+   * Completes once this node has applied every change the cluster had committed when it was
+   * called (Raft's read index, asked of the leader): a read after it is linearizable. At once on
+   * a single server, which commits everything itself; exceptionally when no leader answers in time.
+   */
+  default CompletableFuture<Void> catchUp() {
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /**
    * Queues changes to be written after every change queued before them. The future completes
    * once they are durable (committed), or exceptionally if they cannot be made durable.
    *

@@ -97,6 +97,12 @@ public final class RatisStore implements Storage {
   /** Writes to the group's leader, wherever it is; null on a single node, which writes to itself. */
   private final RaftClient client;
   private final LeaderWatch leader;
+  /** Sends the read-index requests of consistent reads (a cluster only). */
+  private final ExecutorService consistentReads = Executors.newSingleThreadExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "registry-consistent-reads");
+    thread.setDaemon(true);
+    return thread;
+  });
   /** The one thread that sends this node's entries to the group, in order (a cluster only). */
   private final ExecutorService clusterWrites = Executors.newSingleThreadExecutor(runnable -> {
     Thread thread = new Thread(runnable, "registry-cluster-writer");
@@ -154,6 +160,9 @@ public final class RatisStore implements Storage {
       // A request to a leader that does not answer is retried elsewhere after this; the commit
       // timeout bounds the whole write.
       RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+      // Read-only requests (the consistent reads of catchUp) on any member: a follower asks the
+      // leader for its commit index and answers once it has applied that far.
+      RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     } else {
       // One node: nothing talks to this port, so it stays on loopback.
       parameters = RaftTransport.configure(properties, "127.0.0.1", config.raftPort(), null);
@@ -311,6 +320,35 @@ public final class RatisStore implements Storage {
   }
 
   @Override
+  public CompletableFuture<Void> catchUp() {
+    if (client == null) {
+      return CompletableFuture.completedFuture(null); // a single node commits everything itself
+    }
+    // The leader's read index (it confirms it still leads), then this member applies that far: a
+    // follower's own read index needs Ratis's asynchronous server protocol, which the Netty
+    // transport does not have. Sent from a thread of its own: Ratis's client may wait on its locks.
+    return CompletableFuture.supplyAsync(() -> client.async().sendReadOnly(Message.EMPTY), consistentReads)
+        .thenCompose(reply -> reply)
+        .thenCompose(reply -> {
+          if (!reply.isSuccess()) {
+            return CompletableFuture.failedFuture(reply.getException());
+          }
+          return stateMachine.applied(RegistryStateMachine.appliedIndexOf(reply.getMessage()));
+        })
+        .orTimeout(CLUSTER_COMMIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+        .handle((ignored, error) -> {
+          if (error != null) {
+            throw new StorageUnavailableException("this member could not learn the cluster's commit index within "
+                + CLUSTER_COMMIT_TIMEOUT.toSeconds() + " s, so it cannot answer a consistent read: a majority of its "
+                + "members (" + (cluster.members().size() / 2 + 1) + " of " + cluster.members().size()
+                + ") must be reachable; a read without \"consistent\" answers from this member's state",
+                StorageUnavailableException.Reason.NO_QUORUM, error);
+          }
+          return null;
+        });
+  }
+
+  @Override
   public CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision) {
     return reportingFailure(writer.append(writeId, changes, revision));
   }
@@ -447,6 +485,7 @@ public final class RatisStore implements Storage {
       Thread.currentThread().interrupt();
     }
     clusterWrites.shutdownNow();
+    consistentReads.shutdownNow();
     if (client != null) {
       client.close();
     }

@@ -3,12 +3,15 @@ package io.reactiveregistry.server.storage;
 import io.reactiveregistry.server.core.DurableChange;
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.ratis.io.MD5Hash;
@@ -26,6 +29,7 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +54,8 @@ final class RegistryStateMachine extends BaseStateMachine {
   /** Names this process's entries: a member's id and a nonce of this start. */
   private final String origin;
   private CommittedEntries follower;
+  /** Consistent reads waiting for this member to apply an index, by index (guarded by this). */
+  private final TreeMap<Long, List<CompletableFuture<Void>>> appliedWaiters = new TreeMap<>();
 
   /**
    * @param origin what this process writes in its entries, to know them again when applied
@@ -66,6 +72,60 @@ final class RegistryStateMachine extends BaseStateMachine {
     return state;
   }
 
+  /**
+   * A read-only request, answered by the leader once it has confirmed it still leads and applied
+   * its commit index as of the request (Ratis's read index): the index applied, which a member
+   * waits to have applied itself before a consistent read ({@link #applied}).
+   */
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    TermIndex last = getLastAppliedTermIndex();
+    long index = last == null ? 0 : last.getIndex();
+    return CompletableFuture.completedFuture(Message.valueOf(
+        UnsafeByteOperations.unsafeWrap(ByteBuffer.allocate(Long.BYTES).putLong(0, index))));
+  }
+
+  /** The index a {@link #query} answered. */
+  static long appliedIndexOf(Message answer) {
+    return answer.getContent().asReadOnlyByteBuffer().getLong();
+  }
+
+  /** Completes once this member has applied the log up to {@code index}. */
+  CompletableFuture<Void> applied(long index) {
+    synchronized (this) {
+      TermIndex last = getLastAppliedTermIndex();
+      if (last != null && last.getIndex() >= index) {
+        return CompletableFuture.completedFuture(null);
+      }
+      CompletableFuture<Void> waiter = new CompletableFuture<>();
+      appliedWaiters.computeIfAbsent(index, i -> new ArrayList<>()).add(waiter);
+      return waiter;
+    }
+  }
+
+  /** Takes the waiters for {@code index} and below; completed by the caller outside the lock. */
+  private List<CompletableFuture<Void>> reached(long index) {
+    if (appliedWaiters.isEmpty()) {
+      return List.of();
+    }
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    var upTo = appliedWaiters.headMap(index, true);
+    upTo.values().forEach(done::addAll);
+    upTo.clear();
+    return done;
+  }
+
+  /** Entries that are not the registry's (a new leader's first entry, configurations) count as applied too. */
+  @Override
+  public void notifyTermIndexUpdated(long term, long index) {
+    List<CompletableFuture<Void>> done;
+    synchronized (this) {
+      super.notifyTermIndexUpdated(term, index);
+      done = reached(index);
+    }
+    done.forEach(waiter -> waiter.complete(null));
+  }
+
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
     super.initialize(server, groupId, raftStorage);
@@ -75,11 +135,17 @@ final class RegistryStateMachine extends BaseStateMachine {
 
   /** Called when this member installed a snapshot from the leader (it was too far behind for the log). */
   @Override
-  public synchronized void reinitialize() throws IOException {
-    loadLatestSnapshot(storage.loadLatestSnapshot());
-    if (follower != null) {
-      follower.replaced(state.values());
+  public void reinitialize() throws IOException {
+    List<CompletableFuture<Void>> done;
+    synchronized (this) {
+      loadLatestSnapshot(storage.loadLatestSnapshot());
+      if (follower != null) {
+        follower.replaced(state.values());
+      }
+      TermIndex last = getLastAppliedTermIndex();
+      done = last == null ? List.of() : reached(last.getIndex());
     }
+    done.forEach(waiter -> waiter.complete(null));
   }
 
   @Override
@@ -101,6 +167,7 @@ final class RegistryStateMachine extends BaseStateMachine {
     LogEntryProto entry = transaction.getLogEntry();
     ChangeCodec.Entry decoded = ChangeCodec.decodeEntry(entry.getStateMachineLogEntry().getLogData().newInput());
     List<DurableChange> changes = decoded.changes().stream().map(ChangeCodec::change).toList();
+    List<CompletableFuture<Void>> done;
     synchronized (this) {
       state.apply(changes, decoded.revision());
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
@@ -108,7 +175,9 @@ final class RegistryStateMachine extends BaseStateMachine {
         boolean own = origin.equals(decoded.origin());
         follower.committed(changes, own, own ? decoded.firstWrite() : 0, own ? decoded.lastWrite() : 0);
       }
+      done = reached(entry.getIndex());
     }
+    done.forEach(waiter -> waiter.complete(null));
     return CompletableFuture.completedFuture(Message.EMPTY);
   }
 

@@ -285,6 +285,39 @@ class ClusterEndToEndTest {
     }
   }
 
+  @Test
+  @Order(6)
+  void aConsistentQueryOnAFollowerThatWasPausedSeesTheLastCommittedWrite() throws Exception {
+    String leader = leader();
+    String follower = ports.keySet().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+    try (WireClient reader = WireClient.connect(port(follower), "consistent-reader")) {
+      nodes.get(follower).signal("STOP");
+      Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+      try (WireClient writer = WireClient.connect(port(leader), "writer")) {
+        for (int n = 0; n < 5; n++) {
+          assertThat(register(writer, 5_000 + n, acknowledged, "linearizable")).isTrue();
+        }
+      } finally {
+        nodes.get(follower).signal("CONT");
+      }
+      // At once after it resumes, before it has necessarily heard from the leader: the consistent
+      // query waits for the commit index the leader had, then answers.
+      ServiceSnapshot consistent = reader.call("service.query",
+          "{\"service\":\"linearizable\",\"consistent\":true}", ServiceSnapshot.class);
+      assertThat(consistent.instances()).extracting(InstanceBody::instanceId)
+          .containsExactlyInAnyOrderElementsOf(acknowledged);
+      HttpResponse<String> overHttp = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+          "http://127.0.0.1:" + nodes.get(follower).httpPort()
+              + "/api/v1/services/public/DEFAULT_GROUP/linearizable?consistent=true")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(overHttp.statusCode()).isEqualTo(200);
+      assertThat(JsonCodec.json().decode(overHttp.body(), ServiceSnapshot.class).instances()).hasSize(5);
+      // A consistent query that is not valid is refused at once, naming the field.
+      assertThat(reader.error("service.query", "{\"service\":\"linearizable\",\"consistent\":true,"
+          + "\"selector\":\"version in\"}").message()).contains("selector");
+    }
+  }
+
   // ---------------------------------------------------------------- helpers
 
   /** How many snapshots the member's log reports it took (not loaded). */
