@@ -2,6 +2,10 @@
 # A three-node cluster on this machine's loopback, each node in its own data directory.
 #
 #   cluster/cluster.sh start        starts n1, n2 and n3 (in the background; logs in cluster/run/)
+#   cluster/cluster.sh start --restore-from FILE
+#                                   starts a new cluster whose every node is seeded from a backup
+#                                   (refused by a node whose data directory already holds state)
+#   cluster/cluster.sh backup FILE  writes a backup of the durable state to FILE while the cluster serves
 #   cluster/cluster.sh status       each node's view: role, leader, members and their state
 #   cluster/cluster.sh stop n2      stops one node (SIGTERM)
 #   cluster/cluster.sh kill n1      kills one node (SIGKILL: no goodbye)
@@ -17,6 +21,7 @@
 # 7180, 7190, 8948, 9948),
 # n3 7270 (7271, 7280, 7290, 9048, 10048). Build first: ./mvnw -q -DskipTests package
 set -euo pipefail
+caller=$PWD # files named on the command line are the caller's, relative to where it ran
 cd "$(dirname "$0")/.."
 jar=reactive-registry-server/target/reactive-registry-server.jar
 run=cluster/run
@@ -28,8 +33,10 @@ http_port() { echo $(( 7080 + $(offset "$1") )); }
 pid_of() { cat "$run/$1.pid" 2>/dev/null || true; }
 running() { local pid; pid=$(pid_of "$1"); [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
 
+absolute() { case "$1" in /*) echo "$1" ;; *) echo "$caller/$1" ;; esac; }
+
 start_node() {
-  local node=$1 shift_by
+  local node=$1 restore=${2:-} shift_by
   shift_by=$(offset "$node")
   if running "$node"; then
     echo "$node is already running (pid $(pid_of "$node"))"
@@ -38,7 +45,7 @@ start_node() {
   mkdir -p "$run"
   java -XX:+ExitOnOutOfMemoryError -jar "$jar" --node-id "$node" --members "$members" \
     --host 127.0.0.1 --ws-port $(( 7071 + shift_by )) --http-port $(( 7080 + shift_by )) --nacos-port $(( 8848 + shift_by )) \
-    --data-dir "$run/$node-data" >> "$run/$node.log" 2>&1 &
+    --data-dir "$run/$node-data" ${restore:+--restore-from "$restore"} >> "$run/$node.log" 2>&1 &
   echo $! > "$run/$node.pid"
   echo "$node started (pid $!, log $run/$node.log)"
 }
@@ -125,7 +132,12 @@ signal_node() {
 [ -f "$jar" ] || { echo "no $jar: build first with ./mvnw -q -DskipTests package" >&2; exit 1; }
 case "${1:-}" in
   start)
-    for node in "${nodes[@]}"; do start_node "$node"; done
+    restore=
+    if [ "${2:-}" = --restore-from ]; then
+      restore=$(absolute "${3:?which backup file: cluster/cluster.sh start --restore-from FILE}")
+      [ -f "$restore" ] || { echo "no backup file $restore" >&2; exit 1; }
+    fi
+    for node in "${nodes[@]}"; do start_node "$node" "$restore"; done
     await_ready "${nodes[@]}"
     echo "cluster ready. Watch it:"
     echo "  cluster/cluster.sh status                  (or curl http://127.0.0.1:7080/api/v1/cluster)"
@@ -141,10 +153,20 @@ case "${1:-}" in
     echo "$2 is back"
     ;;
   rolling-restart) rolling_restart ;;
+  backup)
+    file=$(absolute "${2:?where to write it: cluster/cluster.sh backup FILE}")
+    for node in "${nodes[@]}"; do running "$node" && break; done
+    running "$node" || { echo "no node is running: start the cluster first" >&2; exit 1; }
+    # The same backup as registry-cli backup, over HTTP; the member catches up with the leader first.
+    curl -fsS "http://127.0.0.1:$(http_port "$node")/api/v1/backup" -o "$file.partial" \
+      || { rm -f "$file.partial"; echo "the backup was refused; see above" >&2; exit 1; }
+    mv "$file.partial" "$file"
+    echo "backup written to $file by $node: $(head -1 "$file")"
+    ;;
   down) for node in "${nodes[@]}"; do signal_node TERM "$node"; done ;;
   clean)
     for node in "${nodes[@]}"; do signal_node TERM "$node"; done
     rm -rf "$run"
     ;;
-  *) sed -n '2,17p' "$0"; exit 2 ;;
+  *) sed -n '2,21p' "$0"; exit 2 ;;
 esac

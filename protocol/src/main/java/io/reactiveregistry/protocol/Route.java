@@ -25,6 +25,8 @@ public enum Route {
   ADMIN_SERVICE_INSTANCES("admin.service.instances", Interaction.REQUEST_RESPONSE),
   ADMIN_CONNECTIONS("admin.connections", Interaction.REQUEST_RESPONSE),
   ADMIN_TRACE("admin.trace", Interaction.REQUEST_STREAM),
+  /** A backup of the durable state, as the file's bytes in pieces (admin on every namespace). */
+  ADMIN_BACKUP("admin.backup", Interaction.REQUEST_STREAM),
   SERVER_INFO("server.info", Interaction.REQUEST_RESPONSE),
   /** Internal: a cluster member streams the changes of what its connections own to a peer (admin on every namespace). */
   CLUSTER_REPLICATE("cluster.replicate", Interaction.REQUEST_STREAM);

@@ -300,6 +300,11 @@ public final class Main implements Callable<Integer> {
           + "and overrides across restarts. Default: ${DEFAULT-VALUE}")
   Path dataDir;
 
+  @Option(names = "--restore-from",
+      description = "A backup file (registry-cli backup) to start a new --data-dir from; refused when the directory "
+          + "already holds durable state. Give every member of a new cluster the same file. Default: none")
+  Path restoreFrom;
+
   @Option(names = "--raft-port",
       description = "Raft RPC port, on loopback while the group has one node. Default: ${DEFAULT-VALUE}")
   int raftPort;
@@ -424,6 +429,10 @@ public final class Main implements Callable<Integer> {
 
   private ServerConfig configFromOptions() {
     ClusterConfig cluster = ClusterConfig.parse(nodeId, members);
+    if (inMemory && restoreFrom != null) {
+      throw new IllegalArgumentException("--restore-from writes the backup into --data-dir: it cannot be used with "
+          + "--in-memory");
+    }
     if (cluster.clustered()) {
       if (inMemory) {
         throw new IllegalArgumentException("a cluster member keeps its durable state on disk: --in-memory cannot be "
@@ -462,7 +471,8 @@ public final class Main implements Callable<Integer> {
         .withHealthChecks(new ServerConfig.HealthChecks(Duration.ofMillis(healthCheckIntervalMs),
             Duration.ofMillis(healthCheckTimeoutMs), healthCheckConcurrency, healthCheckCaFile))
         .withStorage(inMemory ? StorageConfig.inMemory()
-            : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites).withCluster(cluster))
+            : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites).withCluster(cluster)
+                .withRestoreFrom(restoreFrom))
         .withExpiryTick(Duration.ofMillis(expiryTickMs))
         .withExpiryBudget(expiryBudget)
         .withReplication(new Replication.Settings(Duration.ofMillis(replicationGraceMs),

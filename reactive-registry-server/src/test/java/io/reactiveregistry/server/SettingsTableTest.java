@@ -125,6 +125,7 @@ class SettingsTableTest {
         integer("--health-check-concurrency", "65", "66", "67", c -> c.healthChecks().concurrency()),
         setting("--health-check-ca-file", "h1.pem", "h2.pem", "h3.pem", c -> c.healthChecks().caFile(), Path::of),
         setting("--data-dir", "d1", "d2", "d3", c -> c.storage().dataDir(), Path::of),
+        setting("--restore-from", "b1.backup", "b2.backup", "b3.backup", c -> c.storage().restoreFrom(), Path::of),
         integer("--raft-port", "7191", "7192", "7193", c -> c.storage().raftPort()),
         setting("--node-id", "n1", "n2", "n3", c -> c.storage().cluster().nodeId(), value -> value)
             .with("--members", "n1=127.0.0.1:7070/7090,n2=127.0.0.1:7170/7190,n3=127.0.0.1:7270/7290"),

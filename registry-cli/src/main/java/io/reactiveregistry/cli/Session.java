@@ -74,6 +74,19 @@ final class Session implements AutoCloseable {
     return rsocket.requestStream(payload(route, json)).map(Session::text);
   }
 
+  /** A stream's payloads as bytes (a backup file's pieces). */
+  Flux<byte[]> bytes(String route, String json) {
+    return rsocket.requestStream(payload(route, json)).map(payload -> {
+      try {
+        byte[] data = new byte[payload.data().readableBytes()];
+        payload.data().getBytes(payload.data().readerIndex(), data);
+        return data;
+      } finally {
+        payload.release();
+      }
+    });
+  }
+
   /** Completes when the server closes the connection. */
   Mono<Void> onClose() {
     return rsocket.onClose();

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +32,15 @@ class ClusterScriptTest {
   @AfterEach
   void clean() throws Exception {
     run("cluster/cluster.sh clean");
+    Files.deleteIfExists(ROOT.resolve("registry.backup"));
+  }
+
+  /** One HTTP request to a member on loopback: the answer's body (a refusal's too). */
+  private static String http(String method, int port, String path, String body) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(10));
+    request.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString()).body();
   }
 
   @Test
@@ -35,7 +48,9 @@ class ClusterScriptTest {
     List<String> lines = scriptLines();
     assertThat(lines).as("the README's cluster/cluster.sh lines")
         .containsExactly("cluster/cluster.sh start", "cluster/cluster.sh status", "cluster/cluster.sh kill n1",
-            "cluster/cluster.sh restart n1", "cluster/cluster.sh rolling-restart", "cluster/cluster.sh clean");
+            "cluster/cluster.sh restart n1", "cluster/cluster.sh rolling-restart", "cluster/cluster.sh clean",
+            "cluster/cluster.sh backup registry.backup", "cluster/cluster.sh clean",
+            "cluster/cluster.sh start --restore-from registry.backup");
     assertThat(Files.exists(ROOT.resolve("reactive-registry-server/target/reactive-registry-server.jar")))
         .as("the server jar (mvn verify packages it before this module's tests)").isTrue();
 
@@ -82,6 +97,22 @@ class ClusterScriptTest {
         "n3 restarted and rejoined", "rolling restart done");
     Result after = run(lines.get(1));
     assertThat(after.output().lines().filter(line -> line.contains("\"leader\":\"n"))).as(after.output()).hasSize(3);
+
+    // The backup lines: a persistent instance written before the backup is in the new cluster
+    // seeded from it, on every member.
+    String persistent = "{\"service\":\"db\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.7\","
+        + "\"port\":5432,\"metadata\":{\"health.check.enabled\":\"false\"}}}";
+    assertThat(http("POST", 7180, "/api/v1/instance.register", persistent)).contains("127.0.0.7#5432#DEFAULT");
+    Result backedUp = run(lines.get(6));
+    assertThat(backedUp.code()).as(backedUp.output()).isZero();
+    assertThat(backedUp.output()).contains("backup written to").contains("\"values\":");
+    assertThat(run(lines.get(7)).code()).isZero();
+    Result restored = run(lines.get(8));
+    assertThat(restored.code()).as(restored.output()).isZero();
+    for (int httpPort : new int[] {7080, 7180, 7280}) {
+      assertThat(http("GET", httpPort, "/api/v1/services/public/DEFAULT_GROUP/db", null))
+          .as("member on HTTP %d", httpPort).contains("127.0.0.7#5432#DEFAULT");
+    }
 
     Result cleaned = run(lines.get(5));
     assertThat(cleaned.code()).as(cleaned.output()).isZero();

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.security.SecurityConfig;
+import io.reactiveregistry.server.storage.BackupFile;
 import io.reactiveregistry.server.storage.StorageConfig;
 import io.reactiveregistry.server.tls.TlsFiles;
 import java.io.BufferedReader;
@@ -164,6 +165,14 @@ class ReadmeTourTest {
       Result result = line.args().get(0).equals("trace") ? runWhileOrdersChanges(line) : run(line);
       assertThat(result.exitCode()).as(line.text() + "\n" + result.err()).isZero();
       assertThat(result.out()).as(line.text()).isNotBlank();
+    }
+    // The backup line wrote a file a server restores from: orders' persistent instance is in it.
+    Path backup = Path.of("registry.backup");
+    try {
+      assertThat(BackupFile.read(backup).values()).anySatisfy(value ->
+          assertThat(value.subject().service().service()).isEqualTo("orders"));
+    } finally {
+      Files.deleteIfExists(backup);
     }
   }
 

@@ -63,7 +63,7 @@ public final class HttpEndpoint {
   private static final String BEARER = "Bearer ";
   private static final String BASIC = "Basic ";
   private static final Set<String> PATHS = Set.of("/", "/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services",
-      "/api/v1/trace");
+      "/api/v1/trace", "/api/v1/backup");
   /** The largest request body a POST may carry: what an RSocket request may (the default frame limit). */
   private static final int MAX_BODY_BYTES = 1 << 20;
   /** A comment line this often on a quiet watch, so that proxies and clients see the stream alive. */
@@ -150,6 +150,7 @@ public final class HttpEndpoint {
             .get("/api/v1/services/{namespace}/{group}/{service}", this::snapshot)
             .get("/api/v1/watch/{namespace}/{group}/{service}", this::watch)
             .get("/api/v1/trace", this::trace)
+            .get("/api/v1/backup", this::backup)
             .get("/api/v1/catalog/{namespace}", this::catalog)
             .post("/api/v1/{route}", this::call)
             .route(request -> true, this::unrouted))
@@ -248,6 +249,23 @@ public final class HttpEndpoint {
       TraceQuery query = new TraceQuery(first(params, "namespace"), first(params, "group"), first(params, "service"));
       Flux<byte[]> events = layer.trace(principalOf(request), query);
       return eventStream(response, ServerSentEvents.named("trace", events, SSE_KEEPALIVE, SSE_GATHER));
+    } catch (RuntimeException e) {
+      return refusal(response, e);
+    }
+  }
+
+  /**
+   * {@code GET /api/v1/backup}: {@code admin.backup}'s file, whole (answered once the copy is made,
+   * so that a refusal still has its status).
+   */
+  private Publisher<Void> backup(HttpServerRequest request, HttpServerResponse response) {
+    try {
+      return layer.backup(principalOf(request)).collectList()
+          .flatMap(pieces -> response.status(HttpResponseStatus.OK)
+              .header(HttpHeaderNames.CONTENT_TYPE, "application/x-ndjson")
+              .header(HttpHeaderNames.CONTENT_DISPOSITION, "attachment; filename=\"registry.backup\"")
+              .sendByteArray(Flux.fromIterable(pieces)).then())
+          .onErrorResume(RuntimeException.class, e -> Mono.from(refusal(response, e)));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }

@@ -64,6 +64,8 @@ import io.reactiveregistry.server.wire.OutcomeEncoder;
 import io.reactiveregistry.server.wire.ServicePages;
 import io.reactiveregistry.server.wire.WireViews;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -521,6 +523,7 @@ public final class RequestLayer {
       case SERVICE_SUBSCRIBE -> subscribe(principal, json.decode(body, Query.class), eventLoop);
       case CATALOG_SUBSCRIBE -> catalog(principal, json.decode(body, CatalogQuery.class));
       case ADMIN_TRACE -> trace(principal, json.decode(body, TraceQuery.class));
+      case ADMIN_BACKUP -> backup(principal);
       case CLUSTER_REPLICATE -> opened(route, System.nanoTime(), () -> {
         String peer = Names.require("node", json.decode(body, ReplicaRequest.class).node());
         permissions.check(principal, route, null);
@@ -586,6 +589,29 @@ public final class RequestLayer {
       permissions.check(principal, Route.ADMIN_TRACE, filter.namespace());
       return trace.subscribe(filter);
     });
+  }
+
+  /**
+   * {@code admin.backup}: the backup file's bytes, in pieces of at most {@link #BACKUP_PIECE}
+   * bytes (one payload each, well under a frame's limit); admin on every namespace. The copy is
+   * taken once this member has caught up with the cluster, so it holds every write acknowledged
+   * before the request.
+   */
+  public Flux<byte[]> backup(@Nullable Principal principal) {
+    return opened(Route.ADMIN_BACKUP, System.nanoTime(), () -> {
+      permissions.check(principal, Route.ADMIN_BACKUP, null);
+      return Mono.fromFuture(runtime::backup).flatMapIterable(RequestLayer::pieces);
+    });
+  }
+
+  static final int BACKUP_PIECE = 64 * 1024;
+
+  private static List<byte[]> pieces(byte[] file) {
+    List<byte[]> pieces = new ArrayList<>(file.length / BACKUP_PIECE + 1);
+    for (int from = 0; from < file.length; from += BACKUP_PIECE) {
+      pieces.add(Arrays.copyOfRange(file, from, Math.min(file.length, from + BACKUP_PIECE)));
+    }
+    return pieces;
   }
 
   /** A stream, counted by route as opened or refused; a refusal is thrown. */

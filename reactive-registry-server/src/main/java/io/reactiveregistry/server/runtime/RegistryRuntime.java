@@ -84,17 +84,31 @@ public final class RegistryRuntime {
    * called: a read after it sees every write acknowledged before it began, on any member.
    */
   public CompletableFuture<Void> caughtUp() {
-    return store.catchUp().handle((ignored, error) -> {
-      if (error == null) {
-        return null;
-      }
-      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-      if (cause instanceof StorageUnavailableException storage) {
-        Refused refused = refused(storage);
-        throw new RegistryException(refused.failure(), refused.message());
-      }
-      throw new CompletionException(cause);
-    });
+    return store.catchUp().handle(RegistryRuntime::answered);
+  }
+
+  /**
+   * A backup file of every durable value as committed when it was asked for, to restore with
+   * {@code --restore-from}; refused ({@code NOT_FOUND}) on a server that keeps nothing on disk.
+   */
+  public CompletableFuture<byte[]> backup() {
+    return store.backup().handle(RegistryRuntime::answered);
+  }
+
+  /** Storage's answer, its refusal as the core's (which the edges answer from one table). */
+  private static <T> T answered(T value, Throwable error) {
+    if (error == null) {
+      return value;
+    }
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (cause instanceof StorageUnavailableException storage) {
+      Refused refused = refused(storage);
+      throw new RegistryException(refused.failure(), refused.message());
+    }
+    if (cause instanceof UnsupportedOperationException unsupported) {
+      throw new RegistryException(Failure.NOT_FOUND, unsupported.getMessage());
+    }
+    throw new CompletionException(cause);
   }
 
 

@@ -57,6 +57,20 @@ final class DurableState {
     return found;
   }
 
+  /** Every value and the revision they are at, read together. */
+  record Copy(List<DurableChange> values, long revision) {}
+
+  synchronized Copy copy() {
+    return new Copy(List.copyOf(values.values()), revision);
+  }
+
+  /** Replaces the state with {@code seed}'s values at its revision (a backup restored). */
+  synchronized void replace(List<DurableChange> seed, long seedRevision) {
+    values.clear();
+    revision = 0;
+    apply(seed, seedRevision);
+  }
+
   synchronized List<DurableChange> values() {
     return List.copyOf(values.values());
   }
@@ -102,9 +116,7 @@ final class DurableState {
         throw new IOException("snapshot " + file + " is truncated: " + lines.size() + " of " + header.values()
             + " values");
       }
-      values.clear();
-      revision = 0;
-      apply(lines.stream().map(ChangeCodec::change).toList(), header.revision());
+      replace(lines.stream().map(ChangeCodec::change).toList(), header.revision());
     }
   }
 }

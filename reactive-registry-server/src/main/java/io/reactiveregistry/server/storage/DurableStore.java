@@ -21,6 +21,15 @@ public interface DurableStore {
   }
 
   /**
+   * A backup file ({@link BackupFile}) of every committed durable value, as committed when it was
+   * called (a member catches up first). Exceptionally when nothing is durable here.
+   */
+  default CompletableFuture<byte[]> backup() {
+    return CompletableFuture.failedFuture(new UnsupportedOperationException(
+        "this server keeps durable state in memory only (--in-memory): there is nothing on disk to back up"));
+  }
+
+  /**
    * Queues changes to be written after every change queued before them. The future completes
    * once they are durable (committed), or exceptionally if they cannot be made durable.
    *

@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -84,6 +86,8 @@ public final class RatisStore implements Storage {
   /** A follower starts an election after not hearing from the leader for a random time between these. */
   static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(800);
   static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(1600);
+  /** How long a member's write waits for the leader it was sent to before trying another member. */
+  static final Duration REQUEST_TIMEOUT = Duration.ofMillis(1000);
 
   private final StorageConfig config;
   private final ClusterConfig cluster;
@@ -140,7 +144,9 @@ public final class RatisStore implements Storage {
     ClusterConfig cluster = config.cluster();
     long openedAtNanos = System.nanoTime();
     Files.createDirectories(config.dataDir());
-    MembershipFile.check(config.dataDir(), cluster, config.dataDir().resolve(GROUP_ID.getUuid().toString()));
+    Path groupDirectory = config.dataDir().resolve(GROUP_ID.getUuid().toString());
+    BackupFile.Contents seed = config.restoreFrom() == null ? null : seed(config.restoreFrom(), groupDirectory);
+    MembershipFile.check(config.dataDir(), cluster, groupDirectory);
     RaftProperties properties = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(properties, List.of(config.dataDir().toFile()));
     Parameters parameters;
@@ -158,8 +164,12 @@ public final class RatisStore implements Storage {
       RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, min);
       RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, max);
       // A request to a leader that does not answer is retried elsewhere after this; the commit
-      // timeout bounds the whole write.
-      RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+      // timeout bounds the whole write. A write sent to a leader just killed waits this long
+      // before it goes to the new one, so it bounds the pause a leader's loss costs (with the
+      // election timeout); a commit slower than this (an fsync under heavy load) is sent again,
+      // which Ratis's retry cache answers without applying it twice.
+      RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(REQUEST_TIMEOUT.toMillis(),
+          TimeUnit.MILLISECONDS));
       // Read-only requests (the consistent reads of catchUp) on any member: a follower asks the
       // leader for its commit index and answers once it has applied that far.
       RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
@@ -185,7 +195,7 @@ public final class RatisStore implements Storage {
     String origin = selfId + "/" + UUID.randomUUID();
     LeaderWatch leader = new LeaderWatch(selfId.toString());
     RegistryStateMachine stateMachine = new RegistryStateMachine(origin, cause -> failed(failure, cause),
-        leader::changed);
+        leader::changed, seed);
     RaftServer server = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(group)
@@ -209,6 +219,22 @@ public final class RatisStore implements Storage {
         client, leader);
     store.writer.start();
     return store;
+  }
+
+  /**
+   * The backup a new data directory starts from, verified; refused when the directory already
+   * holds durable state (a restore never mixes a backup with other data).
+   */
+  private static BackupFile.Contents seed(Path backup, Path groupDirectory) throws IOException {
+    if (Files.exists(groupDirectory)) {
+      throw new IllegalStateException("--restore-from starts a new data directory, and " + groupDirectory.getParent()
+          .toAbsolutePath() + " already holds durable state: give an empty --data-dir (every member of a new "
+          + "cluster, each with the same backup file), or start without --restore-from to keep what is there");
+    }
+    BackupFile.Contents contents = BackupFile.read(backup);
+    log.info("restoring {} durable values at revision {} from {}", contents.values().size(), contents.revision(),
+        backup.toAbsolutePath());
+    return contents;
   }
 
   /**
@@ -346,6 +372,20 @@ public final class RatisStore implements Storage {
           }
           return null;
         });
+  }
+
+  /**
+   * A backup of the durable state as committed when it was asked for: this member catches up
+   * first (a follower waits for the leader's commit index), then copies its state as one (no entry
+   * is applied meanwhile). Encoded off the caller's thread, which may be an event loop.
+   */
+  @Override
+  public CompletableFuture<byte[]> backup() {
+    return catchUp().thenApplyAsync(ignored -> {
+      RegistryStateMachine.Backup copy = stateMachine.backup();
+      return BackupFile.encode(copy.values(), copy.revision(), copy.index(), Instant.now(),
+          cluster.clustered() ? cluster.nodeId() : "single");
+    }, consistentReads);
   }
 
   @Override

@@ -54,6 +54,8 @@ final class RegistryStateMachine extends BaseStateMachine {
   /** Names this process's entries: a member's id and a nonce of this start. */
   private final String origin;
   private CommittedEntries follower;
+  /** A backup to start from when the log is new ({@code --restore-from}); null otherwise. */
+  private final BackupFile.Contents seed;
   /** Consistent reads waiting for this member to apply an index, by index (guarded by this). */
   private final TreeMap<Long, List<CompletableFuture<Void>>> appliedWaiters = new TreeMap<>();
 
@@ -63,6 +65,13 @@ final class RegistryStateMachine extends BaseStateMachine {
    * @param onLeaderChanged told the new leader's id (null while there is none)
    */
   RegistryStateMachine(String origin, Consumer<Throwable> onLogFailed, Consumer<String> onLeaderChanged) {
+    this(origin, onLogFailed, onLeaderChanged, null);
+  }
+
+  /** @param seed a backup to start from, written as this new log's first snapshot */
+  RegistryStateMachine(String origin, Consumer<Throwable> onLogFailed, Consumer<String> onLeaderChanged,
+      BackupFile.Contents seed) {
+    this.seed = seed;
     this.origin = origin;
     this.onLogFailed = onLogFailed;
     this.onLeaderChanged = onLeaderChanged;
@@ -130,8 +139,32 @@ final class RegistryStateMachine extends BaseStateMachine {
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
     super.initialize(server, groupId, raftStorage);
     storage.init(raftStorage);
+    if (seed != null && storage.getLatestSnapshot() == null) {
+      seed();
+    }
     loadLatestSnapshot(storage.getLatestSnapshot());
   }
+
+  /**
+   * Writes the backup as the snapshot at index 0 of a new log: Ratis then starts the log after it,
+   * and every member seeded with the same file starts from the same state (a member that is not
+   * is sent the snapshot by the leader, as a member far behind is).
+   */
+  private void seed() throws IOException {
+    state.replace(seed.values(), seed.revision());
+    setLastAppliedTermIndex(TermIndex.valueOf(0, 0));
+    writeSnapshot(TermIndex.valueOf(0, 0));
+    log.info("restored {} durable values at revision {} from a backup", seed.values().size(), seed.revision());
+  }
+
+  /** Every value, its revision and the log index it is at, read together (no entry is applied meanwhile). */
+  synchronized Backup backup() {
+    TermIndex last = getLastAppliedTermIndex();
+    DurableState.Copy copy = state.copy();
+    return new Backup(copy.values(), copy.revision(), last == null ? -1 : last.getIndex());
+  }
+
+  record Backup(List<DurableChange> values, long revision, long index) {}
 
   /** Called when this member installed a snapshot from the leader (it was too far behind for the log). */
   @Override
@@ -197,6 +230,11 @@ final class RegistryStateMachine extends BaseStateMachine {
     if (last == null || last.getIndex() < 0) {
       return -1;
     }
+    writeSnapshot(last);
+    return last.getIndex();
+  }
+
+  private void writeSnapshot(TermIndex last) throws IOException {
     File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
     Path temporary = file.toPath().resolveSibling(file.getName() + ".writing");
     state.writeTo(temporary);
@@ -205,7 +243,6 @@ final class RegistryStateMachine extends BaseStateMachine {
     MD5Hash digest = MD5FileUtil.computeAndSaveMd5ForFile(file);
     storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last));
     log.info("snapshot of {} durable values at log index {}", state.size(), last.getIndex());
-    return last.getIndex();
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.reactiveregistry.server.storage;
 
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where and how durable state is kept.
@@ -14,8 +15,14 @@ import java.nio.file.Path;
  *     refused with {@code LIMIT_EXCEEDED} until storage catches up
  * @param cluster the members whose Raft group holds the durable state; a single node by default
  *     (the member entry of this node then gives the Raft port)
+ * @param restoreFrom a backup file to start a new data directory from ({@code --restore-from}); null for none
  */
-public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable, ClusterConfig cluster) {
+public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable, ClusterConfig cluster,
+    @Nullable Path restoreFrom) {
+  public StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable, ClusterConfig cluster) {
+    this(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, null);
+  }
+
   /** A single server's storage. */
   public StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable) {
     this(dataDir, raftPort, snapshotEvery, maxNotDurable, ClusterConfig.single());
@@ -45,13 +52,22 @@ public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int 
   /** This storage as one member of {@code value}'s group, on the Raft port its member entry gives. */
   public StorageConfig withCluster(ClusterConfig value) {
     if (!value.clustered()) {
-      return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, value);
+      return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, value, restoreFrom);
     }
     if (dataDir == null) {
       throw new IllegalArgumentException("a cluster member keeps its durable state on disk: --in-memory cannot be "
           + "used with --members");
     }
-    return new StorageConfig(dataDir, value.self().raftPort(), snapshotEvery, maxNotDurable, value);
+    return new StorageConfig(dataDir, value.self().raftPort(), snapshotEvery, maxNotDurable, value, restoreFrom);
+  }
+
+  /** This storage started, when its data directory is new, from the backup in {@code file}. */
+  public StorageConfig withRestoreFrom(@Nullable Path file) {
+    if (file != null && dataDir == null) {
+      throw new IllegalArgumentException("--restore-from writes the backup into --data-dir: it cannot be used with "
+          + "--in-memory");
+    }
+    return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, file);
   }
 
   public boolean durable() {

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.reactiveregistry.protocol.Route;
@@ -170,6 +171,12 @@ class ContractOverTransportsTest {
     assertThat(catalog).extracting(CatalogEvent::revision).isSorted();
     assertThat(catalog).filteredOn(e -> e.type().equals("UPSERT")).extracting(e -> e.service().service())
         .contains("orders");
+    // A backup: this server keeps everything in memory, so there is nothing durable to copy
+    // (BackupRestoreTest takes real ones); the refusal says so over either transport.
+    used.add(Route.ADMIN_BACKUP);
+    assertThatThrownBy(() -> ops.stream("admin.backup", "{}").blockLast(WAIT))
+        .satisfies(error -> assertThat(WireClient.errorOf(error).code()).isEqualTo("NOT_FOUND"))
+        .hasMessageContaining("in memory only");
     assertThat(used).as("every route of the contract").containsExactlyInAnyOrder(Route.values());
 
     // Closing the connection releases what it registered, over either transport.

@@ -144,6 +144,8 @@ class PermissionMatrixTest {
       Map.entry(Route.ADMIN_SERVICE_INSTANCES, new Row("admin", "{\"namespace\":\"%1$s\",\"service\":\"orders\"}")),
       Map.entry(Route.ADMIN_CONNECTIONS, new Row("admin everywhere", "{}")),
       Map.entry(Route.ADMIN_TRACE, new Row("admin", "{\"namespace\":\"%1$s\"}")),
+      // In memory here: served past the permission as NOT_FOUND (nothing durable to copy).
+      Map.entry(Route.ADMIN_BACKUP, new Row("admin everywhere", "{}")),
       Map.entry(Route.SERVER_INFO, new Row(null, "{}")),
       Map.entry(Route.CLUSTER_REPLICATE, new Row("admin everywhere", "{\"node\":\"n9\"}"))));
 
@@ -360,6 +362,8 @@ class PermissionMatrixTest {
         request = HttpRequest.newBuilder(uri("/api/v1/trace?namespace=" + namespace)).GET();
       } else if (route == Route.CATALOG_SUBSCRIBE) {
         request = HttpRequest.newBuilder(uri("/api/v1/catalog/" + namespace)).GET();
+      } else if (route == Route.ADMIN_BACKUP) {
+        request = HttpRequest.newBuilder(uri("/api/v1/backup")).GET();
       } else {
         request = HttpRequest.newBuilder(uri("/api/v1/" + route.routeName()))
             .POST(HttpRequest.BodyPublishers.ofString(body));
