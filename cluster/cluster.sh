@@ -10,6 +10,9 @@
 #   cluster/cluster.sh stop n2      stops one node (SIGTERM)
 #   cluster/cluster.sh kill n1      kills one node (SIGKILL: no goodbye)
 #   cluster/cluster.sh restart n2   starts one node again, with its data directory
+#   cluster/cluster.sh add n4       starts n4 (RSocket 7370, HTTP 7380, Raft 7390) and has it join the running
+#                                   cluster: it is added online and sent the state (n5, n6, ... likewise)
+#   cluster/cluster.sh remove n1    removes n1 from the cluster online (the leader too), then stops it
 #   cluster/cluster.sh rolling-restart
 #                                   restarts every node, one at a time, the leader last: each hands
 #                                   over its clients (and leadership) as it stops, and the next waits
@@ -26,7 +29,14 @@ cd "$(dirname "$0")/.."
 jar=reactive-registry-server/target/reactive-registry-server.jar
 run=cluster/run
 members="n1=127.0.0.1:7070/7090,n2=127.0.0.1:7170/7190,n3=127.0.0.1:7270/7290"
-nodes=(n1 n2 n3)
+first=(n1 n2 n3)
+nodes=("${first[@]}")
+# Members added with "add" (n4, n5, ...) are those with a data directory of their own here.
+for dir in "$run"/n*-data; do
+  [ -d "$dir" ] || continue
+  node=$(basename "$dir" -data)
+  case " ${nodes[*]} " in *" $node "*) ;; *) nodes+=("$node") ;; esac
+done
 
 offset() { echo $(( (${1#n} - 1) * 100 )); }
 http_port() { echo $(( 7080 + $(offset "$1") )); }
@@ -43,7 +53,15 @@ start_node() {
     return
   fi
   mkdir -p "$run"
-  java -XX:+ExitOnOutOfMemoryError -jar "$jar" --node-id "$node" --members "$members" \
+  local membership=(--members "$members")
+  case " ${first[*]} " in
+    *" $node "*) ;;
+    *) # A member added later names itself only, and joins through a running member (once added,
+       # it starts with the membership its group last committed).
+      membership=(--members "$node=127.0.0.1:$(( 7070 + shift_by ))/$(( 7090 + shift_by ))"
+        --join "127.0.0.1:$(( 7070 + $(offset "$(any_running)") ))") ;;
+  esac
+  java -XX:+ExitOnOutOfMemoryError -jar "$jar" --node-id "$node" "${membership[@]}" \
     --host 127.0.0.1 --ws-port $(( 7071 + shift_by )) --http-port $(( 7080 + shift_by )) --nacos-port $(( 8848 + shift_by )) \
     --data-dir "$run/$node-data" ${restore:+--restore-from "$restore"} >> "$run/$node.log" 2>&1 &
   echo $! > "$run/$node.pid"
@@ -89,6 +107,15 @@ await_rejoined() {
   echo "$node did not rejoin within 60 s; see $run/$node.log" >&2
   exit 1
 }
+
+any_running() {
+  local node
+  for node in "${nodes[@]}"; do running "$node" && echo "$node" && return; done
+  echo "no node is running: start the cluster first" >&2
+  exit 1
+}
+
+cli() { java -jar registry-cli/target/registry-cli.jar "$@"; }
 
 leader() {
   local node
@@ -153,6 +180,24 @@ case "${1:-}" in
     echo "$2 is back"
     ;;
   rolling-restart) rolling_restart ;;
+  add)
+    node=${2:?which node to add: n4, n5, ...}
+    [[ "$node" =~ ^n[4-9]$ ]] || { echo "add takes n4 to n9 (n1-n3 are the cluster's first members)" >&2; exit 2; }
+    case " ${nodes[*]} " in *" $node "*) ;; *) nodes+=("$node") ;; esac
+    start_node "$node"
+    await_ready "$node"
+    echo "$node joined: $(cli --target "tcp://127.0.0.1:7$(( ${node#n} - 1 ))70" members | tr '\n' ' ')"
+    ;;
+  remove)
+    node=${2:?which node to remove: n1, n2, ...}
+    asked=
+    for other in "${nodes[@]}"; do [ "$other" != "$node" ] && running "$other" && asked=$other && break; done
+    [ -n "$asked" ] || { echo "no other member is running to ask" >&2; exit 1; }
+    cli --target "tcp://127.0.0.1:$(( 7070 + $(offset "$asked") ))" members remove "$node"
+    signal_node TERM "$node"
+    rm -rf "$run/$node-data"
+    echo "$node removed (asked of $asked) and stopped"
+    ;;
   backup)
     file=$(absolute "${2:?where to write it: cluster/cluster.sh backup FILE}")
     for node in "${nodes[@]}"; do running "$node" && break; done
@@ -168,5 +213,5 @@ case "${1:-}" in
     for node in "${nodes[@]}"; do signal_node TERM "$node"; done
     rm -rf "$run"
     ;;
-  *) sed -n '2,21p' "$0"; exit 2 ;;
+  *) sed -n '2,24p' "$0"; exit 2 ;;
 esac

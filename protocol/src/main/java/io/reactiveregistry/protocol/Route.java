@@ -27,6 +27,10 @@ public enum Route {
   ADMIN_TRACE("admin.trace", Interaction.REQUEST_STREAM),
   /** A backup of the durable state, as the file's bytes in pieces (admin on every namespace). */
   ADMIN_BACKUP("admin.backup", Interaction.REQUEST_STREAM),
+  /** Adds a member to the cluster (or moves one to a new address), answered once committed (admin on every namespace). */
+  ADMIN_MEMBERS_ADD("admin.members.add", Interaction.REQUEST_RESPONSE),
+  /** Removes a member from the cluster, answered once committed (admin on every namespace). */
+  ADMIN_MEMBERS_REMOVE("admin.members.remove", Interaction.REQUEST_RESPONSE),
   SERVER_INFO("server.info", Interaction.REQUEST_RESPONSE),
   /** Internal: a cluster member streams the changes of what its connections own to a peer (admin on every namespace). */
   CLUSTER_REPLICATE("cluster.replicate", Interaction.REQUEST_STREAM);

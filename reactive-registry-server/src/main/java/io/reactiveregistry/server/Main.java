@@ -319,6 +319,12 @@ public final class Main implements Callable<Integer> {
           + "RSocket TCP port and its Raft port. Default: none (a single server)")
   String members;
 
+  @Option(names = "--join",
+      description = "The RSocket address (host:port) of a member of a running cluster to join: this new member "
+          + "asks it to be added, then receives the durable state; --members then gives this node's own entry "
+          + "only. Default: none")
+  String join;
+
   @Option(names = "--snapshot-every",
       description = "Log entries between snapshots; the log before a snapshot is deleted. Default: ${DEFAULT-VALUE}")
   long snapshotEvery;
@@ -433,6 +439,14 @@ public final class Main implements Callable<Integer> {
       throw new IllegalArgumentException("--restore-from writes the backup into --data-dir: it cannot be used with "
           + "--in-memory");
     }
+    if (join != null && (!cluster.clustered() || cluster.members().size() != 1)) {
+      throw new IllegalArgumentException("--join needs --node-id and --members giving this node's own entry only "
+          + "(id=host:port/raftPort): the cluster it joins tells it the other members");
+    }
+    if (join != null && !join.matches("(\\[[^\\]]+\\]|[^:/\\[\\]]+):\\d{1,5}")) {
+      throw new IllegalArgumentException("--join '" + join + "' must be a member's RSocket address, host:port "
+          + "(for example 127.0.0.1:7070)");
+    }
     if (cluster.clustered()) {
       if (inMemory) {
         throw new IllegalArgumentException("a cluster member keeps its durable state on disk: --in-memory cannot be "
@@ -472,7 +486,7 @@ public final class Main implements Callable<Integer> {
             Duration.ofMillis(healthCheckTimeoutMs), healthCheckConcurrency, healthCheckCaFile))
         .withStorage(inMemory ? StorageConfig.inMemory()
             : new StorageConfig(dataDir, raftPort, snapshotEvery, maxUncommittedWrites).withCluster(cluster)
-                .withRestoreFrom(restoreFrom))
+                .withRestoreFrom(restoreFrom).withJoin(join))
         .withExpiryTick(Duration.ofMillis(expiryTickMs))
         .withExpiryBudget(expiryBudget)
         .withReplication(new Replication.Settings(Duration.ofMillis(replicationGraceMs),

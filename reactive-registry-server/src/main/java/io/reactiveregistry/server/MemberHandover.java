@@ -2,6 +2,7 @@ package io.reactiveregistry.server;
 
 import io.reactiveregistry.protocol.message.MoveRequest;
 import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.cluster.Membership;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.storage.Storage;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
@@ -26,15 +27,15 @@ final class MemberHandover {
   /** Ratis waits this long for the chosen member to catch up and win its election. */
   private static final Duration LEADERSHIP_TRANSFER_TIMEOUT = Duration.ofSeconds(3);
 
-  private final ClusterConfig cluster;
+  private final Membership membership;
   private final Storage storage;
   private final RSocketEndpoint endpoint;
   private final Replication replication;
   private final Duration moveTimeout;
 
-  MemberHandover(ClusterConfig cluster, Storage storage, RSocketEndpoint endpoint, Replication replication,
+  MemberHandover(Membership membership, Storage storage, RSocketEndpoint endpoint, Replication replication,
       Duration moveTimeout) {
-    this.cluster = cluster;
+    this.membership = membership;
     this.storage = storage;
     this.endpoint = endpoint;
     this.replication = replication;
@@ -43,6 +44,7 @@ final class MemberHandover {
 
   /** Hands over leadership and clients; completes when done (nothing to do on a single server). */
   Mono<Void> run() {
+    ClusterConfig cluster = membership.current();
     if (!cluster.clustered()) {
       return Mono.empty();
     }
@@ -54,6 +56,7 @@ final class MemberHandover {
 
   private Mono<Void> moveClients() {
     List<String> up = replication.connectedPeers();
+    ClusterConfig cluster = membership.current();
     List<String> destinations = cluster.members().stream()
         .filter(member -> !member.id().equals(cluster.nodeId()) && (up.isEmpty() || up.contains(member.id())))
         .map(ClusterConfig.Member::address)

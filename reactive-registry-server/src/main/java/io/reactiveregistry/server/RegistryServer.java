@@ -9,6 +9,7 @@ import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.cluster.ClusterView;
+import io.reactiveregistry.server.cluster.Membership;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.Results.InstanceCounts;
@@ -21,6 +22,7 @@ import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.push.Pacing;
 import io.reactiveregistry.server.push.PushHub;
 import io.reactiveregistry.server.push.ResumeHistory;
+import io.reactiveregistry.server.replication.MemberJoin;
 import io.reactiveregistry.server.replication.PeerAccess;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.request.RequestLayer;
@@ -138,9 +140,24 @@ public final class RegistryServer implements Disposable {
         ? Mono.<Storage>fromCallable(() -> RatisStore.open(config.storage(), config.security().tls()))
             .subscribeOn(Schedulers.boundedElastic())
         : Mono.fromSupplier(Storage::inMemory);
-    return opened.flatMap(storage -> storage.restored(RESTORE_TIMEOUT)
+    return opened.flatMap(storage -> joined(config, storage).then(storage.restored(RESTORE_TIMEOUT))
         .flatMap(restored -> start(config, clock, storage, restored))
         .onErrorResume(error -> close(storage).then(Mono.error(error))));
+  }
+
+  /**
+   * A member started with {@code --join} asks the running cluster to add it, before it waits to
+   * hold the state (which the leader sends it as part of adding it); nothing otherwise.
+   */
+  private static Mono<Void> joined(ServerConfig config, Storage storage) {
+    if (!(storage instanceof RatisStore ratis) || !ratis.joining()) {
+      return Mono.empty();
+    }
+    return MemberJoin.ask(config.storage().join(), ratis.membership().current().self(), PeerAccess.of(config.security()),
+            version(), RatisStore.MEMBERSHIP_TIMEOUT)
+        .publishOn(Schedulers.boundedElastic()) // a Raft client reads files as it starts
+        .doOnNext(ratis::joined)
+        .then();
   }
 
   /**
@@ -176,7 +193,9 @@ public final class RegistryServer implements Disposable {
       ClusterView clusterView = storage instanceof RatisStore log ? new ClusterView(cluster, nodeId, log::status, meters)
           : null;
       // Each node streams what its connections own to its peers, and follows theirs.
-      Replication replication = new Replication(nodeId, cluster, runtime, config.replication(), serverMeters, clock,
+      // Who the members are: as the group commits them (a cluster's log), else fixed.
+      Membership membership = storage instanceof RatisStore log ? log.membership() : Membership.of(cluster);
+      Replication replication = new Replication(nodeId, membership, runtime, config.replication(), serverMeters, clock,
           version(), Schedulers.parallel(), PeerAccess.of(config.security()));
       if (cluster.clustered() && config.security().credentials() && config.security().peerTokenFile() == null) {
         log.warn("every request here needs a token, and so do the peers' (they share the settings): give "
@@ -260,7 +279,7 @@ public final class RegistryServer implements Disposable {
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
                 ready, storage, ports.getT4().orElse(null),
-                new MemberHandover(cluster, storage, endpoint, replication, config.replication().moveTimeout()),
+                new MemberHandover(membership, storage, endpoint, replication, config.replication().moveTimeout()),
                 stopping);
           }));
     });

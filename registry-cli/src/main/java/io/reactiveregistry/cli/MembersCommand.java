@@ -3,17 +3,27 @@ package io.reactiveregistry.cli;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ClusterInfo;
+import io.reactiveregistry.protocol.message.MemberChange;
+import io.reactiveregistry.protocol.message.MemberList;
 import io.reactiveregistry.protocol.message.ServerInfo;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code registry-cli members}: the cluster's members as the target node sees them. */
+/**
+ * {@code registry-cli members}: the cluster's members as the target node sees them; {@code add}
+ * and {@code remove} change them online.
+ */
 @Command(name = "members", mixinStandardHelpOptions = true,
     description = "Lists the cluster's members as the target sees them: id, address, Raft address, state, commit "
         + "index. A single server lists itself.")
 final class MembersCommand implements Callable<Integer> {
+  /** A membership change waits for a new member to catch up; the server gives up after 60 s. */
+  private static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(70);
+
   @ParentCommand
   RegistryCli cli;
 
@@ -39,6 +49,29 @@ final class MembersCommand implements Callable<Integer> {
             member.raftAddress(), member.state(), String.valueOf(member.commitIndex()));
       }
       table.print(cli.out);
+    });
+  }
+
+  @Command(name = "add", mixinStandardHelpOptions = true,
+      description = "Adds a member to the cluster, or gives a member a new address (start it first, with --join "
+          + "or --members); answered once the member has caught up and the new membership is committed")
+  int add(@Parameters(paramLabel = "MEMBER", description = "id=host:port/raftPort, e.g. n4=127.0.0.1:7370/7390")
+      String member) {
+    return change(Route.ADMIN_MEMBERS_ADD, MemberChange.add(member));
+  }
+
+  @Command(name = "remove", mixinStandardHelpOptions = true,
+      description = "Removes a member (the leader too) from the cluster; answered once the new membership is "
+          + "committed. Stop the removed member afterwards.")
+  int remove(@Parameters(paramLabel = "NODE", description = "the member's id") String node) {
+    return change(Route.ADMIN_MEMBERS_REMOVE, MemberChange.remove(node));
+  }
+
+  private int change(Route route, MemberChange change) {
+    return cli.run(session -> {
+      MemberList members = JsonCodec.json().decode(session.request(route.routeName(),
+          JsonCodec.json().encodeToString(change), CHANGE_TIMEOUT), MemberList.class);
+      members.members().forEach(cli::print);
     });
   }
 }

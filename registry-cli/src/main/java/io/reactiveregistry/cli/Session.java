@@ -51,7 +51,12 @@ final class Session implements AutoCloseable {
   }
 
   String request(String route, String json) {
-    return rsocket.requestResponse(payload(route, json)).map(Session::text).block(TIMEOUT);
+    return request(route, json, TIMEOUT);
+  }
+
+  /** A request whose answer may take longer than most (a membership change). */
+  String request(String route, String json, Duration timeout) {
+    return rsocket.requestResponse(payload(route, json)).map(Session::text).block(timeout);
   }
 
   void fire(String route, String json) {

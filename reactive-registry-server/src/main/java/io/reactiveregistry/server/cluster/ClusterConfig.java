@@ -3,6 +3,7 @@ package io.reactiveregistry.server.cluster;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -75,7 +76,7 @@ public record ClusterConfig(String nodeId, List<Member> members) {
     Set<String> ids = new LinkedHashSet<>();
     Set<String> addresses = new LinkedHashSet<>();
     for (String entry : members.split(",")) {
-      Member member = member(entry.strip());
+      Member member = member("--members", entry.strip());
       if (!ids.add(member.id())) {
         throw new IllegalArgumentException("--members names member '" + member.id() + "' twice");
       }
@@ -91,25 +92,45 @@ public record ClusterConfig(String nodeId, List<Member> members) {
     return new ClusterConfig(nodeId, parsed);
   }
 
-  private static Member member(String entry) {
+  /**
+   * One member as {@code id=host:port/raftPort}; refused, naming {@code field} and the rule, when
+   * malformed.
+   */
+  public static Member member(String field, String entry) {
     Matcher matcher = MEMBER.matcher(entry);
     if (!matcher.matches()) {
-      throw new IllegalArgumentException("--members entry '" + entry + "' must be id=host:port/raftPort, for "
+      throw new IllegalArgumentException(field + " entry '" + entry + "' must be id=host:port/raftPort, for "
           + "example n1=127.0.0.1:7070/7090");
     }
     String id = matcher.group(1);
     if (!ID.matcher(id).matches()) {
-      throw new IllegalArgumentException("--members: member id '" + id + "' must be 1-64 letters, digits, '-', "
+      throw new IllegalArgumentException(field + ": member id '" + id + "' must be 1-64 letters, digits, '-', "
           + "'_' or '.', starting with a letter or digit");
     }
     String host = matcher.group(2);
     if (host.startsWith("[")) {
       host = host.substring(1, host.length() - 1);
     }
-    return new Member(id, host, port(id, "port", matcher.group(3)), port(id, "raft port", matcher.group(4)));
+    return new Member(id, host, port(field, id, "port", matcher.group(3)),
+        port(field, id, "raft port", matcher.group(4)));
   }
 
-  private static int port(String id, String which, String value) {
+  /** The same node with another member list (the membership changed online). */
+  public ClusterConfig withMembers(List<Member> changed) {
+    return new ClusterConfig(nodeId, changed);
+  }
+
+  /** The member with this id, if it is one. */
+  public Optional<Member> member(String id) {
+    return members.stream().filter(member -> member.id().equals(id)).findFirst();
+  }
+
+  /** How many members make a majority. */
+  public int majority() {
+    return members.size() / 2 + 1;
+  }
+
+  private static int port(String field, String id, String which, String value) {
     int port;
     try {
       port = Integer.parseInt(value);
@@ -117,7 +138,7 @@ public record ClusterConfig(String nodeId, List<Member> members) {
       port = -1;
     }
     if (port < 1 || port > 65_535) {
-      throw new IllegalArgumentException("--members: member '" + id + "' has " + which + " " + value
+      throw new IllegalArgumentException(field + ": member '" + id + "' has " + which + " " + value
           + "; a port is from 1 to 65535");
     }
     return port;

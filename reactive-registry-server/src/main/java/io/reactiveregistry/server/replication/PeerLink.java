@@ -2,12 +2,9 @@ package io.reactiveregistry.server.replication;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.Route;
-import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
-import io.reactiveregistry.protocol.message.SetupData;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.ReplicaChange;
@@ -15,11 +12,7 @@ import io.reactiveregistry.server.core.ReplicaDigest;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
-import io.rsocket.core.RSocketConnector;
-import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.util.ByteBufPayload;
-import io.rsocket.util.DefaultPayload;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -34,7 +27,6 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.netty.tcp.TcpClient;
 import reactor.util.retry.Retry;
 
 /**
@@ -116,18 +108,8 @@ public final class PeerLink implements Disposable {
   }
 
   private Mono<RSocket> connect() {
-    String setup = json.encodeToString(new SetupData("peer " + self, version));
-    TcpClient tcp = TcpClient.create().host(peer.host()).port(peer.port());
-    return RSocketConnector.create()
-        .dataMimeType(Protocol.DATA_MIME_TYPE)
-        .metadataMimeType(Protocol.METADATA_MIME_TYPE)
-        .keepAlive(KEEPALIVE_INTERVAL, KEEPALIVE_MAX_LIFETIME)
-        .setupPayload(access.token() == null ? DefaultPayload.create(setup)
-            : ByteBufPayload.create(Unpooled.copiedBuffer(setup, StandardCharsets.UTF_8),
-                BearerMetadata.composite(ByteBufAllocator.DEFAULT, access.token())))
-        .connect(TcpClientTransport.create(access.tls() == null ? tcp
-            : tcp.secure(spec -> spec.sslContext(access.tls()))))
-        .timeout(CONNECT_TIMEOUT);
+    return access.connect(peer.host(), peer.port(), "peer " + self, version, KEEPALIVE_INTERVAL,
+        KEEPALIVE_MAX_LIFETIME).timeout(CONNECT_TIMEOUT);
   }
 
   private Payload request() {

@@ -6,15 +6,22 @@ import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ClusterInfo;
 import io.reactiveregistry.protocol.message.SetupData;
 import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.cluster.Membership;
+import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
@@ -25,6 +32,7 @@ import reactor.core.scheduler.Scheduler;
  * it) and follows nobody.
  */
 public final class Replication implements Disposable {
+  private static final Logger log = LoggerFactory.getLogger(Replication.class);
   /**
    * How long a lost peer's copies are kept, how often digests are compared, how long a stopping
    * member waits for its clients to move to the others, and how client connections are spread over
@@ -59,14 +67,18 @@ public final class Replication implements Disposable {
   }
 
   private final ClaimFeeds feeds;
-  private final List<PeerLink> links = new ArrayList<>();
+  /** One link a peer; replaced as the membership changes (read from any thread). */
+  private final List<PeerLink> links = new CopyOnWriteArrayList<>();
   private final RegistryRuntime runtime;
   private final Disposable digests;
+  private final Membership membership;
+  private final Disposable membershipChanges;
   private volatile IntSupplier connections = () -> 0;
 
-  public Replication(String self, ClusterConfig cluster, RegistryRuntime runtime, Settings settings,
+  public Replication(String self, Membership membership, RegistryRuntime runtime, Settings settings,
       ServerMeters meters, InstantSource clock, String version, Scheduler scheduler, PeerAccess access) {
     this.runtime = runtime;
+    this.membership = membership;
     // Before any link starts: two event loops meeting a message type for the first time would wait
     // on Jackson's lock (see JsonCodec#prepare).
     JsonCodec.json().prepare(ReplicaFrame.class, ReplicaFrame.Entry.class, ReplicaRequest.class, SetupData.class);
@@ -81,23 +93,55 @@ public final class Replication implements Disposable {
     Counter repairs = Counter.builder("registry.replication.repairs")
         .description("streams restarted because a digest showed copies differing from their node's claims")
         .register(meters.registry());
-    if (cluster.clustered()) {
-      for (ClusterConfig.Member member : cluster.members()) {
-        if (!member.id().equals(self)) {
-          links.add(new PeerLink(self, member, runtime, settings.grace(), scheduler, clock, version,
-              millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment, access).start());
-        }
-      }
-    }
-    for (PeerLink link : links) {
+    Function<ClusterConfig.Member, PeerLink> linkTo = member -> {
+      PeerLink started = new PeerLink(self, member, runtime, settings.grace(), scheduler, clock, version,
+          millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment, access).start();
       meters.gauge("registry.replication.peer.copies", "instances held as copies of one peer's claims",
-          () -> runtime.read(reads -> reads.replicaCopies(link.peer())), "node", link.peer());
-    }
+          () -> runtime.read(reads -> reads.replicaCopies(member.id())), "node", member.id());
+      return started;
+    };
+    // The membership now, then each change the group commits: a new member is followed at once, a
+    // removed one's copies are dropped after the grace (its clients move meanwhile).
+    this.membershipChanges = membership.changes().subscribe(cluster -> follow(self, cluster, linkTo, settings.grace(),
+        scheduler));
     meters.gauge("registry.replication.copies", "instances held as copies of other nodes' claims",
         () -> runtime.read(reads -> links.stream().mapToInt(link -> reads.replicaCopies(link.peer())).sum()));
     meters.gauge("registry.replication.peers.connected", "peers whose stream of instances this node follows now",
         () -> links.stream().filter(PeerLink::connected).count());
     this.digests = feeds.startDigests(settings.antiEntropy(), scheduler, () -> connections.getAsInt());
+  }
+
+  private synchronized void follow(String self, ClusterConfig cluster, Function<ClusterConfig.Member, PeerLink> link,
+      Duration grace, Scheduler scheduler) {
+    if (!cluster.clustered()) {
+      return;
+    }
+    for (PeerLink existing : links) {
+      Optional<ClusterConfig.Member> now = cluster.member(existing.peer());
+      if (now.isEmpty() || existing.peer().equals(self)) {
+        links.remove(existing);
+        existing.dispose();
+        String gone = existing.peer();
+        scheduler.schedule(() -> runtime.execute(new Command.DropReplica(gone)), grace.toMillis(),
+            TimeUnit.MILLISECONDS);
+        log.info("{} left the cluster: no longer following it; its copies are dropped in {} ms", gone,
+            grace.toMillis());
+      } else if (!now.get().equals(existing.member())) { // moved: followed at its new address
+        links.remove(existing);
+        existing.dispose();
+        links.add(link.apply(now.get()));
+      }
+    }
+    for (ClusterConfig.Member member : cluster.members()) {
+      if (!member.id().equals(self) && links.stream().noneMatch(existing -> existing.peer().equals(member.id()))) {
+        links.add(link.apply(member));
+      }
+    }
+  }
+
+  /** The members as the group last committed them. */
+  public ClusterConfig members() {
+    return membership.current();
   }
 
   /** A peer's stream of this node's claims ({@code cluster.replicate}). */
@@ -146,6 +190,7 @@ public final class Replication implements Disposable {
 
   @Override
   public void dispose() {
+    membershipChanges.dispose();
     digests.dispose();
     links.forEach(PeerLink::dispose);
   }

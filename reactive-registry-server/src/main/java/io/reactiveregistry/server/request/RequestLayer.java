@@ -19,6 +19,8 @@ import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.InstanceDetails;
 import io.reactiveregistry.protocol.message.InstanceOverride;
 import io.reactiveregistry.protocol.message.InstanceRef;
+import io.reactiveregistry.protocol.message.MemberChange;
+import io.reactiveregistry.protocol.message.MemberList;
 import io.reactiveregistry.protocol.message.Query;
 import io.reactiveregistry.protocol.message.RegisterResult;
 import io.reactiveregistry.protocol.message.Registration;
@@ -36,7 +38,9 @@ import io.reactiveregistry.protocol.message.TraceQuery;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.catalog.CatalogHub;
+import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.cluster.ClusterStatus;
+import io.reactiveregistry.server.cluster.MembershipRules;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.Outcome;
@@ -215,6 +219,9 @@ public final class RequestLayer {
       if (route == Route.SERVICE_QUERY) {
         return query(principal, json.decode(body, Query.class), start);
       }
+      if (route == Route.ADMIN_MEMBERS_ADD || route == Route.ADMIN_MEMBERS_REMOVE) {
+        return members(principal, route, json.decode(body, MemberChange.class), start);
+      }
       if (!CommandDecoder.decodes(route)) {
         return Mono.just(counted(route, start, read(principal, route, body)));
       }
@@ -283,6 +290,34 @@ public final class RequestLayer {
     query(principal, query); // refuses a query that is not valid or not permitted, before waiting
     return caughtUp(() -> counted(Route.SERVICE_QUERY, start, new Answer.Served(query(principal, query))))
         .onErrorResume(error -> Mono.just(counted(Route.SERVICE_QUERY, start, Answer.refusal(error))));
+  }
+
+  /**
+   * {@code admin.members.add} and {@code admin.members.remove}: checked here (the rules name the
+   * field), made by the group, answered with the members once committed. What this member hears
+   * from (itself and the peers whose streams it follows) is what the majority rule counts.
+   */
+  private Mono<Answer> members(@Nullable Principal principal, Route route, MemberChange change, long start) {
+    permissions.check(principal, route, null);
+    ClusterConfig cluster = replication.members();
+    if (!cluster.clustered()) {
+      throw new EdgeRefusal(ErrorCode.NOT_FOUND, "this server is not a cluster member: it has no members to change "
+          + "(start members with --node-id and --members)");
+    }
+    List<String> up = new ArrayList<>(replication.connectedPeers());
+    up.add(cluster.nodeId());
+    CompletableFuture<List<ClusterConfig.Member>> changed;
+    try {
+      changed = route == Route.ADMIN_MEMBERS_ADD
+          ? runtime.addMember(MembershipRules.addition(cluster, change.member(), up))
+          : runtime.removeMember(MembershipRules.removal(cluster, change.node(), up));
+    } catch (IllegalArgumentException e) {
+      throw new EdgeRefusal(ErrorCode.INVALID_PARAM, e.getMessage());
+    }
+    return Mono.fromFuture(changed, true)
+        .map(members -> counted(route, start, Answer.json(new MemberList(
+            members.stream().map(ClusterConfig.Member::toString).toList()))))
+        .onErrorResume(error -> Mono.just(counted(route, start, Answer.refusal(error))));
   }
 
   /** {@code answer}, computed once this member holds what the cluster had committed when asked. */

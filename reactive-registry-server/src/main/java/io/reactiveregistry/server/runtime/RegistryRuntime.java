@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.runtime;
 
+import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.DurableChange;
 import io.reactiveregistry.server.core.DurableChange.Subject;
@@ -93,6 +94,16 @@ public final class RegistryRuntime {
    */
   public CompletableFuture<byte[]> backup() {
     return store.backup().handle(RegistryRuntime::answered);
+  }
+
+  /** Adds a member to the cluster, answered with the members once the change is committed. */
+  public CompletableFuture<List<ClusterConfig.Member>> addMember(ClusterConfig.Member member) {
+    return store.addMember(member).handle(RegistryRuntime::answered);
+  }
+
+  /** Removes a member from the cluster, answered with the members once the change is committed. */
+  public CompletableFuture<List<ClusterConfig.Member>> removeMember(String id) {
+    return store.removeMember(id).handle(RegistryRuntime::answered);
   }
 
   /** Storage's answer, its refusal as the core's (which the edges answer from one table). */

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.storage;
 
+import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.DurableChange;
 import java.util.Collection;
 import java.util.List;
@@ -27,6 +28,21 @@ public interface DurableStore {
   default CompletableFuture<byte[]> backup() {
     return CompletableFuture.failedFuture(new UnsupportedOperationException(
         "this server keeps durable state in memory only (--in-memory): there is nothing on disk to back up"));
+  }
+
+  /**
+   * Adds a member to the cluster (or moves one to a new address), completing with the members once
+   * the change is committed. Exceptionally on a server that is not a cluster member.
+   */
+  default CompletableFuture<List<ClusterConfig.Member>> addMember(ClusterConfig.Member member) {
+    return CompletableFuture.failedFuture(new UnsupportedOperationException(
+        "this server is not a cluster member: it has no members to change"));
+  }
+
+  /** Removes a member from the cluster, completing with the members once the change is committed. */
+  default CompletableFuture<List<ClusterConfig.Member>> removeMember(String id) {
+    return CompletableFuture.failedFuture(new UnsupportedOperationException(
+        "this server is not a cluster member: it has no members to change"));
   }
 
   /**

@@ -2,6 +2,7 @@ package io.reactiveregistry.server.storage;
 
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.cluster.ClusterStatus;
+import io.reactiveregistry.server.cluster.Membership;
 import io.reactiveregistry.server.core.DurableChange;
 import io.reactiveregistry.server.process.FatalErrors;
 import io.reactiveregistry.server.tls.TlsFiles;
@@ -12,18 +13,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -37,6 +42,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -88,9 +94,14 @@ public final class RatisStore implements Storage {
   static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(1600);
   /** How long a member's write waits for the leader it was sent to before trying another member. */
   static final Duration REQUEST_TIMEOUT = Duration.ofMillis(1000);
+  /** How long a membership change may take, the new member's catching up included. */
+  public static final Duration MEMBERSHIP_TIMEOUT = Duration.ofSeconds(60);
+  /** How often a write refused by a leader handing over is sent again. */
+  private static final Duration STEPPING_DOWN_RETRY = Duration.ofMillis(10);
 
   private final StorageConfig config;
-  private final ClusterConfig cluster;
+  /** The members as the group last committed them; fixed on a single node. */
+  private final Membership membership;
   private final RaftServer server;
   private final RegistryStateMachine stateMachine;
   private final LogWriter writer;
@@ -98,8 +109,19 @@ public final class RatisStore implements Storage {
   private final AtomicLong callIds = new AtomicLong();
   private final long openedAtNanos;
   private final AtomicReference<Throwable> failure;
-  /** Writes to the group's leader, wherever it is; null on a single node, which writes to itself. */
-  private final RaftClient client;
+  /**
+   * Writes to the group's leader, wherever it is; null on a single node, which writes to itself,
+   * and on a joining member until the group has added it.
+   */
+  private volatile @Nullable RaftClient client;
+  private final RaftProperties properties;
+  private final Parameters parameters;
+  /** Membership changes, which wait for the group to commit them (a cluster only). */
+  private final ExecutorService membershipChanges = Executors.newSingleThreadExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "registry-membership");
+    thread.setDaemon(true);
+    return thread;
+  });
   private final LeaderWatch leader;
   /** Sends the read-index requests of consistent reads (a cluster only). */
   private final ExecutorService consistentReads = Executors.newSingleThreadExecutor(runnable -> {
@@ -114,11 +136,14 @@ public final class RatisStore implements Storage {
     return thread;
   });
 
-  private RatisStore(StorageConfig config, ClusterConfig cluster, RaftServer server,
+  private RatisStore(StorageConfig config, Membership membership, RaftServer server,
       RegistryStateMachine stateMachine, AtomicReference<Throwable> failure, long openedAtNanos, String origin,
-      RaftClient client, LeaderWatch leader) {
+      @Nullable RaftClient client, LeaderWatch leader, RaftProperties properties, Parameters parameters) {
     this.config = config;
-    this.cluster = cluster;
+    this.membership = membership;
+    this.properties = properties;
+    this.parameters = parameters;
+    ClusterConfig cluster = membership.current();
     this.server = server;
     this.stateMachine = stateMachine;
     this.failure = failure;
@@ -141,12 +166,17 @@ public final class RatisStore implements Storage {
    * when {@code tls} is given (see {@link RaftTransport}). Blocking: file I/O.
    */
   public static RatisStore open(StorageConfig config, @Nullable TlsFiles tls) throws IOException {
-    ClusterConfig cluster = config.cluster();
     long openedAtNanos = System.nanoTime();
     Files.createDirectories(config.dataDir());
     Path groupDirectory = config.dataDir().resolve(GROUP_ID.getUuid().toString());
+    // A member joining a running cluster starts outside the group: the leader adds it, then sends
+    // it the state (a snapshot, then the log). Once it holds a log it is a member like any other.
     BackupFile.Contents seed = config.restoreFrom() == null ? null : seed(config.restoreFrom(), groupDirectory);
-    MembershipFile.check(config.dataDir(), cluster, groupDirectory);
+    ClusterConfig cluster = MembershipFile.check(config.dataDir(), config.cluster(), groupDirectory);
+    // Until the group adds it, the membership it knows is itself alone (and so after a restart
+    // before it was added: it never forms a group of its own).
+    boolean joining = config.join() != null && cluster.members().size() == 1;
+    Membership membership = new Membership(cluster);
     RaftProperties properties = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(properties, List.of(config.dataDir().toFile()));
     Parameters parameters;
@@ -173,6 +203,10 @@ public final class RatisStore implements Storage {
       // Read-only requests (the consistent reads of catchUp) on any member: a follower asks the
       // leader for its commit index and answers once it has applied that far.
       RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+      // A member being added is caught up (a snapshot, then the log) before it votes; the change is
+      // abandoned when it makes no progress for this long.
+      RaftServerConfigKeys.setStagingTimeout(properties, TimeDuration.valueOf(MEMBERSHIP_TIMEOUT.toMillis() / 2,
+          TimeUnit.MILLISECONDS));
     } else {
       // One node: nothing talks to this port, so it stays on loopback.
       parameters = RaftTransport.configure(properties, "127.0.0.1", config.raftPort(), null);
@@ -185,17 +219,16 @@ public final class RatisStore implements Storage {
     RaftServerConfigKeys.Write.setElementLimit(properties, config.maxNotDurable() + 1_000);
 
     RaftPeerId selfId = cluster.clustered() ? RaftPeerId.valueOf(cluster.nodeId()) : SELF;
-    RaftGroup group = cluster.clustered()
-        ? RaftGroup.valueOf(GROUP_ID, cluster.members().stream()
-            .map(member -> RaftPeer.newBuilder().setId(member.id()).setAddress(member.raftAddress()).build())
-            .toList())
+    RaftGroup group = joining ? RaftGroup.valueOf(GROUP_ID, List.of())
+        : cluster.clustered() ? group(cluster.members())
         : RaftGroup.valueOf(GROUP_ID,
             RaftPeer.newBuilder().setId(SELF).setAddress("127.0.0.1:" + config.raftPort()).build());
     AtomicReference<Throwable> failure = new AtomicReference<>();
     String origin = selfId + "/" + UUID.randomUUID();
     LeaderWatch leader = new LeaderWatch(selfId.toString());
     RegistryStateMachine stateMachine = new RegistryStateMachine(origin, cause -> failed(failure, cause),
-        leader::changed, seed);
+        leader::changed, seed, !cluster.clustered() ? peers -> { } : peers -> committed(config.dataDir(), membership,
+            peers));
     RaftServer server = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(group)
@@ -205,7 +238,117 @@ public final class RatisStore implements Storage {
         .setOption(RaftStorage.StartupOption.RECOVER) // reuse the group's directory; format it only when new
         .build();
     server.start();
-    RaftClient client = !cluster.clustered() ? null : RaftClient.newBuilder()
+    if (cluster.clustered() && !joining) {
+      // A restarted member knows the membership from its log, which may be newer than its file.
+      committed(config.dataDir(), membership, server.getDivision(GROUP_ID).getRaftConf().getCurrentPeers());
+    }
+    RaftClient client = !cluster.clustered() || joining ? null : client(properties, parameters, group);
+    RatisStore store = new RatisStore(config, membership, server, stateMachine, failure, openedAtNanos, origin,
+        client, leader, properties, parameters);
+    store.writer.start();
+    return store;
+  }
+
+  private ClusterConfig cluster() {
+    return membership.current();
+  }
+
+  /** The members as the group last committed them, to follow. */
+  public Membership membership() {
+    return membership;
+  }
+
+  /** True while this member waits to be added to the running cluster it was started to join. */
+  public boolean joining() {
+    return client == null && cluster().clustered();
+  }
+
+  /**
+   * The running cluster added this joining member: from now on its writes go to the group's
+   * leader. {@code members}: the membership it was added to, where the leader is found.
+   */
+  public void joined(List<ClusterConfig.Member> members) {
+    if (client == null) {
+      client = client(properties, parameters, group(members));
+    }
+  }
+
+  /**
+   * Adds {@code member} to the group, or gives a member its new address: Ratis's own
+   * configuration change, which catches the new member up (a snapshot, then the log) before it
+   * votes and completes once the new membership is committed. The members then, in order.
+   */
+  @Override
+  public CompletableFuture<List<ClusterConfig.Member>> addMember(ClusterConfig.Member member) {
+    return changeMembers(peers -> {
+      peers.removeIf(peer -> peer.getId().toString().equals(member.id()));
+      peers.add(peer(member));
+    }, "add " + member);
+  }
+
+  /** Removes the member {@code id} from the group (the leader too: it hands over once it is out). */
+  @Override
+  public CompletableFuture<List<ClusterConfig.Member>> removeMember(String id) {
+    return changeMembers(peers -> peers.removeIf(peer -> peer.getId().toString().equals(id)), "remove " + id);
+  }
+
+  private CompletableFuture<List<ClusterConfig.Member>> changeMembers(Consumer<List<RaftPeer>> change,
+      String what) {
+    if (!cluster().clustered()) {
+      return CompletableFuture.failedFuture(new UnsupportedOperationException("a single server has no members "
+          + "to change: start members with --node-id and --members (see the README's Running a cluster)"));
+    }
+    return CompletableFuture.supplyAsync(() -> {
+      try (RaftClient admin = adminClient()) {
+        List<RaftPeer> peers = new ArrayList<>(
+            server.getDivision(GROUP_ID).getRaftConf().getCurrentPeers());
+        change.accept(peers);
+        log.info("membership change: {}; the group's members will be {}", what, peers.stream()
+            .map(RaftPeer::getId).toList());
+        RaftClientReply reply = admin.admin().setConfiguration(peers);
+        if (!reply.isSuccess()) {
+          throw new StorageUnavailableException("the cluster did not commit the membership change (" + what + "): "
+              + reply.getException().getMessage(), StorageUnavailableException.Reason.NO_QUORUM,
+              reply.getException());
+        }
+        committed(config.dataDir(), membership, peers);
+        return cluster().members();
+      } catch (IOException e) {
+        throw new StorageUnavailableException("the cluster did not commit the membership change (" + what
+            + ") within " + MEMBERSHIP_TIMEOUT.toSeconds() + " s: " + e.getMessage() + "; a majority of the old and "
+            + "of the new members must be reachable, and a new member must be running",
+            StorageUnavailableException.Reason.NO_QUORUM, e);
+      }
+    }, membershipChanges);
+  }
+
+  /** A client for one membership change: it waits as long as the change may take. */
+  private RaftClient adminClient() throws IOException {
+    RaftProperties patient = new RaftProperties(properties);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(patient, TimeDuration.valueOf(MEMBERSHIP_TIMEOUT.toMillis(),
+        TimeUnit.MILLISECONDS));
+    return RaftClient.newBuilder()
+        .setProperties(patient)
+        .setParameters(parameters)
+        .setRaftGroup(server.getDivision(GROUP_ID).getGroup())
+        .setClientId(ClientId.randomId())
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10,
+            TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
+        .build();
+  }
+
+  /** The group of these members; each peer carries its RSocket address too, so a membership change tells it. */
+  private static RaftGroup group(List<ClusterConfig.Member> members) {
+    return RaftGroup.valueOf(GROUP_ID, members.stream().map(RatisStore::peer).toList());
+  }
+
+  private static RaftPeer peer(ClusterConfig.Member member) {
+    return RaftPeer.newBuilder().setId(member.id()).setAddress(member.raftAddress())
+        .setClientAddress(member.address()).build();
+  }
+
+  private static RaftClient client(RaftProperties properties, Parameters parameters, RaftGroup group) {
+    return RaftClient.newBuilder()
         .setProperties(properties)
         .setParameters(parameters)
         .setRaftGroup(group)
@@ -215,10 +358,53 @@ public final class RatisStore implements Storage {
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(30,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build();
-    RatisStore store = new RatisStore(config, cluster, server, stateMachine, failure, openedAtNanos, origin,
-        client, leader);
-    store.writer.start();
-    return store;
+  }
+
+  /**
+   * The group committed (or this member's log holds) a membership: it becomes the one every part
+   * of the server follows, and the one the membership file records for the next start. A peer
+   * without an RSocket address (a group started before peers carried one) keeps the address it had.
+   */
+  private static void committed(Path dataDir, Membership membership, Collection<RaftPeer> peers) {
+    if (peers.isEmpty()) {
+      return; // a joining member, not yet added
+    }
+    ClusterConfig known = membership.current();
+    List<ClusterConfig.Member> members = new ArrayList<>();
+    for (RaftPeer peer : peers) {
+      String id = peer.getId().toString();
+      String raft = peer.getAddress();
+      int colon = raft.lastIndexOf(':');
+      String host = raft.substring(0, colon).replace("[", "").replace("]", "");
+      int raftPort = Integer.parseInt(raft.substring(colon + 1));
+      String client = peer.getClientAddress();
+      int port = client != null && client.lastIndexOf(':') > 0
+          ? Integer.parseInt(client.substring(client.lastIndexOf(':') + 1))
+          : known.member(id).map(ClusterConfig.Member::port).orElse(-1);
+      if (port < 1) {
+        log.warn("the group's member {} at {} carries no RSocket address; it is left out of the members this "
+            + "node reaches until it is added again with one", id, raft);
+        continue;
+      }
+      members.add(new ClusterConfig.Member(id, host, port, raftPort));
+    }
+    members.sort(Comparator.comparing(ClusterConfig.Member::id));
+    List<ClusterConfig.Member> ordered = sameOrder(known.members(), members);
+    if (membership.update(ordered)) {
+      log.info("the cluster's members are now {}", membership.current());
+      MembershipFile.write(dataDir, membership.current());
+    }
+  }
+
+  /** The members in the order they were known, new ones at the end: a change does not reorder the list. */
+  private static List<ClusterConfig.Member> sameOrder(List<ClusterConfig.Member> before,
+      List<ClusterConfig.Member> after) {
+    List<ClusterConfig.Member> ordered = new ArrayList<>();
+    for (ClusterConfig.Member old : before) {
+      after.stream().filter(member -> member.id().equals(old.id())).findFirst().ifPresent(ordered::add);
+    }
+    after.stream().filter(member -> !ordered.contains(member)).forEach(ordered::add);
+    return ordered;
   }
 
   /**
@@ -280,7 +466,7 @@ public final class RatisStore implements Storage {
   /** True when this store is one member of a cluster's group. */
   @Override
   public boolean replicated() {
-    return cluster.clustered();
+    return cluster().clustered();
   }
 
   @Override
@@ -291,14 +477,14 @@ public final class RatisStore implements Storage {
   /** True while this node leads its group (always, once started, on a single node). */
   @Override
   public boolean leading() {
-    return !cluster.clustered() || leader.leading();
+    return !cluster().clustered() || leader.leading();
   }
 
   /** What this node knows of its cluster now. Blocking (Ratis's locks): call it off the event loops. */
   public ClusterStatus status() {
     try {
       RaftServer.Division division = server.getDivision(GROUP_ID);
-      return ClusterStatuses.of(cluster, division, ELECTION_TIMEOUT_MAX.multipliedBy(2));
+      return ClusterStatuses.of(cluster(), division, ELECTION_TIMEOUT_MAX.multipliedBy(2));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -314,12 +500,12 @@ public final class RatisStore implements Storage {
     // tells it to start an election at once).
     ClusterStatus heard;
     try {
-      heard = ClusterStatuses.of(cluster, server.getDivision(GROUP_ID), ELECTION_TIMEOUT_MIN);
+      heard = ClusterStatuses.of(cluster(), server.getDivision(GROUP_ID), ELECTION_TIMEOUT_MIN);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     Optional<ClusterStatus.MemberStatus> next = heard.members().stream()
-        .filter(member -> !member.id().equals(cluster.nodeId()) && "follower".equals(member.state())
+        .filter(member -> !member.id().equals(cluster().nodeId()) && "follower".equals(member.state())
             && up.contains(member.id()))
         .max(Comparator.comparingLong(ClusterStatus.MemberStatus::commitIndex));
     if (next.isEmpty()) {
@@ -366,7 +552,7 @@ public final class RatisStore implements Storage {
           if (error != null) {
             throw new StorageUnavailableException("this member could not learn the cluster's commit index within "
                 + CLUSTER_COMMIT_TIMEOUT.toSeconds() + " s, so it cannot answer a consistent read: a majority of its "
-                + "members (" + (cluster.members().size() / 2 + 1) + " of " + cluster.members().size()
+                + "members (" + (cluster().members().size() / 2 + 1) + " of " + cluster().members().size()
                 + ") must be reachable; a read without \"consistent\" answers from this member's state",
                 StorageUnavailableException.Reason.NO_QUORUM, error);
           }
@@ -384,7 +570,7 @@ public final class RatisStore implements Storage {
     return catchUp().thenApplyAsync(ignored -> {
       RegistryStateMachine.Backup copy = stateMachine.backup();
       return BackupFile.encode(copy.values(), copy.revision(), copy.index(), Instant.now(),
-          cluster.clustered() ? cluster.nodeId() : "single");
+          cluster().clustered() ? cluster().nodeId() : "single");
     }, consistentReads);
   }
 
@@ -407,18 +593,29 @@ public final class RatisStore implements Storage {
       if (error == null) {
         return null;
       }
-      if (cluster.clustered() && failure.get() == null) {
+      if (cluster().clustered() && failure.get() == null) {
         // Not this node's storage failing: the group did not commit in time (no majority reachable,
         // or an election under way). The write may still commit later; the log decides.
-        throw new StorageUnavailableException("the cluster did not commit the change within "
-            + CLUSTER_COMMIT_TIMEOUT.toSeconds() + " s: a majority of its members (" + (cluster.members().size() / 2 + 1)
-            + " of " + cluster.members().size() + ") must be reachable; it may still be committed if they return, "
+        throw new StorageUnavailableException("the cluster " + notCommitted(error) + ": a majority of its members (" + (cluster().members().size() / 2 + 1)
+            + " of " + cluster().members().size() + ") must be reachable; it may still be committed if they return, "
             + "retry once they are", StorageUnavailableException.Reason.NO_QUORUM, error);
       }
       failed(failure, error);
       throw new StorageUnavailableException("storage failed to commit the change, which may not survive a "
           + "restart: " + error.getMessage(), false, error);
     });
+  }
+
+  /** How a cluster write failed, for its error: it timed out, or the log refused it (and why). */
+  private static String notCommitted(Throwable error) {
+    Throwable cause = error;
+    while ((cause instanceof CompletionException || cause instanceof UncheckedIOException
+        || cause instanceof IllegalStateException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause instanceof TimeoutException
+        ? "did not commit the change within " + CLUSTER_COMMIT_TIMEOUT.toSeconds() + " s"
+        : "refused the change (" + cause.getClass().getSimpleName() + ": " + cause.getMessage() + ")";
   }
 
   /** Records the first failure, and says so once: from then on durable writes are refused. */
@@ -474,14 +671,19 @@ public final class RatisStore implements Storage {
 
   /** Writes one encoded entry; runs on the log writer's thread, where blocking is allowed. */
   private CompletableFuture<Void> write(byte[] entry) {
-    if (client != null) {
+    RaftClient writes = client;
+    if (writes == null && cluster().clustered()) {
+      return CompletableFuture.failedFuture(new StorageUnavailableException("this member has not yet been added to "
+          + "the cluster it joins: retry once it has", StorageUnavailableException.Reason.NO_QUORUM, null));
+    }
+    if (writes != null) {
       // One entry at a time, in order, on one thread: the log must hold this node's entries in the
       // order the core decided them, and everything queued meanwhile goes into the next entry (one
       // round trip and one fsync for all of it). The blocking client finds the leader and retries
       // through elections itself; a write not committed in time is answered UNAVAILABLE while
       // the send goes on (the log decides whether it happened).
       Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(entry));
-      return CompletableFuture.supplyAsync(() -> send(message), clusterWrites)
+      return CompletableFuture.supplyAsync(() -> send(writes, message), clusterWrites)
           .orTimeout(CLUSTER_COMMIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
           .thenAccept(RatisStore::checkSuccess);
     }
@@ -502,11 +704,35 @@ public final class RatisStore implements Storage {
     }
   }
 
-  private RaftClientReply send(Message message) {
+  /**
+   * Sends one entry to the leader. A leader handing over its leadership (a planned stop) refuses
+   * writes until the new one is elected, and Ratis's client does not retry that refusal: it is
+   * sent again here, every {@link #STEPPING_DOWN_RETRY}, so that a planned stop pauses writes for
+   * the handover only instead of failing them. The refused write was not appended, so sending it
+   * again cannot apply it twice. The commit timeout bounds the whole.
+   */
+  private RaftClientReply send(RaftClient writes, Message message) {
+    long deadline = System.nanoTime() + CLUSTER_COMMIT_TIMEOUT.toNanos();
     try {
-      return client.io().send(message);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      while (true) {
+        try {
+          RaftClientReply reply = writes.io().send(message);
+          if (reply.isSuccess() || !(reply.getException() instanceof LeaderSteppingDownException)
+              || System.nanoTime() > deadline) {
+            return reply;
+          }
+        } catch (LeaderSteppingDownException e) { // the blocking client throws it as often as it answers it
+          if (System.nanoTime() > deadline) {
+            throw new UncheckedIOException(e);
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+        Thread.sleep(STEPPING_DOWN_RETRY.toMillis());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("stopped while sending a write", e);
     }
   }
 
@@ -526,8 +752,10 @@ public final class RatisStore implements Storage {
     }
     clusterWrites.shutdownNow();
     consistentReads.shutdownNow();
-    if (client != null) {
-      client.close();
+    membershipChanges.shutdownNow();
+    RaftClient writes = client;
+    if (writes != null) {
+      writes.close();
     }
     server.close();
   }

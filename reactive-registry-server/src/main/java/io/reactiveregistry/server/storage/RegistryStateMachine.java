@@ -16,9 +16,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -53,6 +55,7 @@ final class RegistryStateMachine extends BaseStateMachine {
   private final Consumer<String> onLeaderChanged;
   /** Names this process's entries: a member's id and a nonce of this start. */
   private final String origin;
+  private final Consumer<List<RaftPeer>> onMembership;
   private CommittedEntries follower;
   /** A backup to start from when the log is new ({@code --restore-from}); null otherwise. */
   private final BackupFile.Contents seed;
@@ -65,16 +68,29 @@ final class RegistryStateMachine extends BaseStateMachine {
    * @param onLeaderChanged told the new leader's id (null while there is none)
    */
   RegistryStateMachine(String origin, Consumer<Throwable> onLogFailed, Consumer<String> onLeaderChanged) {
-    this(origin, onLogFailed, onLeaderChanged, null);
+    this(origin, onLogFailed, onLeaderChanged, null, peers -> { });
   }
 
-  /** @param seed a backup to start from, written as this new log's first snapshot */
+  /**
+   * @param seed a backup to start from, written as this new log's first snapshot
+   * @param onMembership told each membership the group commits (its members' peers)
+   */
   RegistryStateMachine(String origin, Consumer<Throwable> onLogFailed, Consumer<String> onLeaderChanged,
-      BackupFile.Contents seed) {
+      BackupFile.Contents seed, Consumer<List<RaftPeer>> onMembership) {
     this.seed = seed;
+    this.onMembership = onMembership;
     this.origin = origin;
     this.onLogFailed = onLogFailed;
     this.onLeaderChanged = onLeaderChanged;
+  }
+
+  /** The group committed a new membership (a member added, removed or moved online). */
+  @Override
+  public void notifyConfigurationChanged(long term, long index, RaftConfigurationProto configuration) {
+    onMembership.accept(configuration.getPeersList().stream()
+        .map(peer -> RaftPeer.newBuilder().setId(peer.getId().toStringUtf8()).setAddress(peer.getAddress())
+            .setClientAddress(peer.getClientAddress().isEmpty() ? null : peer.getClientAddress()).build())
+        .toList());
   }
 
   DurableState state() {

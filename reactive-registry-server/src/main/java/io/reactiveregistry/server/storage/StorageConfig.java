@@ -16,9 +16,16 @@ import org.jspecify.annotations.Nullable;
  * @param cluster the members whose Raft group holds the durable state; a single node by default
  *     (the member entry of this node then gives the Raft port)
  * @param restoreFrom a backup file to start a new data directory from ({@code --restore-from}); null for none
+ * @param join the RSocket address ({@code host:port}) of a member of the running cluster this new
+ *     member asks to add it ({@code --join}); null for a member of the cluster it was started with
  */
 public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable, ClusterConfig cluster,
-    @Nullable Path restoreFrom) {
+    @Nullable Path restoreFrom, @Nullable String join) {
+  public StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable, ClusterConfig cluster,
+      @Nullable Path restoreFrom) {
+    this(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, restoreFrom, null);
+  }
+
   public StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable, ClusterConfig cluster) {
     this(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, null);
   }
@@ -52,13 +59,14 @@ public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int 
   /** This storage as one member of {@code value}'s group, on the Raft port its member entry gives. */
   public StorageConfig withCluster(ClusterConfig value) {
     if (!value.clustered()) {
-      return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, value, restoreFrom);
+      return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, value, restoreFrom, join);
     }
     if (dataDir == null) {
       throw new IllegalArgumentException("a cluster member keeps its durable state on disk: --in-memory cannot be "
           + "used with --members");
     }
-    return new StorageConfig(dataDir, value.self().raftPort(), snapshotEvery, maxNotDurable, value, restoreFrom);
+    return new StorageConfig(dataDir, value.self().raftPort(), snapshotEvery, maxNotDurable, value, restoreFrom,
+        join);
   }
 
   /** This storage started, when its data directory is new, from the backup in {@code file}. */
@@ -67,7 +75,19 @@ public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int 
       throw new IllegalArgumentException("--restore-from writes the backup into --data-dir: it cannot be used with "
           + "--in-memory");
     }
-    return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, file);
+    return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, file, join);
+  }
+
+  /**
+   * This member, when its data directory is new, started outside the group: it asks the member at
+   * {@code address} to add it, and receives the durable state from the leader.
+   */
+  public StorageConfig withJoin(@Nullable String address) {
+    if (address != null && !cluster.clustered()) {
+      throw new IllegalArgumentException("--join needs --node-id and --members (this node's own entry, "
+          + "id=host:port/raftPort, at least)");
+    }
+    return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, restoreFrom, address);
   }
 
   public boolean durable() {

@@ -177,6 +177,15 @@ class ContractOverTransportsTest {
     assertThatThrownBy(() -> ops.stream("admin.backup", "{}").blockLast(WAIT))
         .satisfies(error -> assertThat(WireClient.errorOf(error).code()).isEqualTo("NOT_FOUND"))
         .hasMessageContaining("in memory only");
+    // Members: a single server has none to change (MembershipChangeTest changes a real cluster's).
+    used.add(Route.ADMIN_MEMBERS_ADD);
+    used.add(Route.ADMIN_MEMBERS_REMOVE);
+    assertThatThrownBy(() -> call(ops, "admin.members.add", "{\"member\":\"n2=127.0.0.1:7391/7491\"}"))
+        .satisfies(error -> assertThat(WireClient.errorOf(error).code()).isEqualTo("NOT_FOUND"))
+        .hasMessageContaining("not a cluster member");
+    assertThatThrownBy(() -> call(ops, "admin.members.remove", "{\"node\":\"n2\"}"))
+        .satisfies(error -> assertThat(WireClient.errorOf(error).code()).isEqualTo("NOT_FOUND"))
+        .hasMessageContaining("not a cluster member");
     assertThat(used).as("every route of the contract").containsExactlyInAnyOrder(Route.values());
 
     // Closing the connection releases what it registered, over either transport.

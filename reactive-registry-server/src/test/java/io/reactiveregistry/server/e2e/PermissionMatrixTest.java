@@ -146,6 +146,9 @@ class PermissionMatrixTest {
       Map.entry(Route.ADMIN_TRACE, new Row("admin", "{\"namespace\":\"%1$s\"}")),
       // In memory here: served past the permission as NOT_FOUND (nothing durable to copy).
       Map.entry(Route.ADMIN_BACKUP, new Row("admin everywhere", "{}")),
+      // Not a cluster here: served past the permission as NOT_FOUND (no members to change).
+      Map.entry(Route.ADMIN_MEMBERS_ADD, new Row("admin everywhere", "{\"member\":\"n9=127.0.0.1:7399/7499\"}")),
+      Map.entry(Route.ADMIN_MEMBERS_REMOVE, new Row("admin everywhere", "{\"node\":\"n9\"}")),
       Map.entry(Route.SERVER_INFO, new Row(null, "{}")),
       Map.entry(Route.CLUSTER_REPLICATE, new Row("admin everywhere", "{\"node\":\"n9\"}"))));
 

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.storage;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,8 +16,8 @@ class MembershipFileTest {
   @TempDir
   Path dir;
 
-  private void check(ClusterConfig cluster) throws Exception {
-    MembershipFile.check(dir, cluster, dir.resolve("group"));
+  private ClusterConfig check(ClusterConfig cluster) throws Exception {
+    return MembershipFile.check(dir, cluster, dir.resolve("group"));
   }
 
   @Test
@@ -26,10 +27,20 @@ class MembershipFileTest {
 
     assertThatThrownBy(() -> check(ClusterConfig.parse("n2", THREE)))
         .hasMessageContaining("belongs to member 'n1'").hasMessageContaining("not to member 'n2'");
-    assertThatThrownBy(() -> check(ClusterConfig.parse("n1", "n1=127.0.0.1:7070/7090,n2=127.0.0.1:7170/7190")))
-        .hasMessageContaining("same --node-id and --members");
+    assertThatThrownBy(() -> check(ClusterConfig.parse("n2", THREE)))
+        .hasMessageContaining("same --node-id as before");
     assertThatThrownBy(() -> check(ClusterConfig.single()))
         .hasMessageContaining("start it with --node-id n1 --members " + THREE);
+  }
+
+  @Test
+  void aMemberStartsWithTheMembershipItsGroupLastCommittedWhateverMembersSays() throws Exception {
+    check(ClusterConfig.parse("n1", THREE));
+    String four = THREE + ",n4=127.0.0.1:7370/7390";
+    MembershipFile.write(dir, ClusterConfig.parse("n1", four)); // n4 was added online
+
+    assertThat(check(ClusterConfig.parse("n1", THREE)).toString()).isEqualTo(four);
+    assertThat(Files.readString(dir.resolve(MembershipFile.NAME))).contains("n4\\=127.0.0.1\\:7370/7390");
   }
 
   @Test

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# How long durable writes pause when the leader goes, seen from outside: writers on the two other
+# members register persistent instances one at a time (10 connections), and the longest
+# registration is the pause (it spans the leader's loss). Two ways to lose it, each three times:
+#   unplanned  kill -9 of the leader: the others elect one after the election timeout;
+#   planned    SIGTERM of the leader: it hands leadership over first (no election).
+# Usage: load-tests/bench/leader-loss.sh   (after ./mvnw -q -DskipTests package; uses ports 7070-7290)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+status() { curl -fsS "http://127.0.0.1:$(( 7080 + (${1#n} - 1) * 100 ))/api/v1/cluster"; }
+leader() { # the leader's id, once the members agree on one (up to 20 s)
+  local found
+  for _ in $(seq 1 40); do
+    for n in n1 n2 n3; do
+      found=$(status "$n" 2>/dev/null | sed -n 's/.*"leader":"\(n[0-9]\)".*/\1/p' | head -1) || true
+      [ -n "$found" ] && echo "$found" && return
+    done
+    sleep 0.5
+  done
+  echo "no leader after 20 s" >&2
+  return 1
+}
+trap 'cluster/cluster.sh clean > /dev/null' EXIT
+cluster/cluster.sh clean > /dev/null
+cluster/cluster.sh start > /dev/null
+
+lose() { # $1: kill or stop
+  local old others writers
+  old=$(leader)
+  others=$(for n in n1 n2 n3; do if [ "$n" != "$old" ]; then echo "tcp://127.0.0.1:$(( 7070 + (${n#n} - 1) * 100 ))"; fi; done | paste -sd,)
+  java -jar load-tests/target/load-tests.jar RegistrationStorm --users 10 --instances 300 --concurrency 1 \
+    --persistent 1 --service "loss-$1-$RANDOM" --target "$others" > target-bench-loss.log 2>&1 &
+  writers=$!
+  sleep 4
+  cluster/cluster.sh "$1" "$old" > /dev/null
+  wait $writers || true
+  echo "$1 of the leader $old: $(grep -E '^register' target-bench-loss.log | head -1)"
+  grep -E '^FAIL|refused|did not commit' target-bench-loss.log | sort | uniq -c | head -5 || true
+  rm -f target-bench-loss.log
+  cluster/cluster.sh restart "$old" > /dev/null || echo "restart of $old failed: see cluster/logs/$old.log"
+  sleep 3
+}
+
+for round in 1 2 3; do
+  lose kill
+  lose stop
+done
+echo "(max: the longest registration, spanning the leader's loss)"
