@@ -186,7 +186,8 @@ case "${1:-}" in
     case " ${nodes[*]} " in *" $node "*) ;; *) nodes+=("$node") ;; esac
     start_node "$node"
     await_ready "$node"
-    echo "$node joined: $(cli --target "tcp://127.0.0.1:7$(( ${node#n} - 1 ))70" members | tr '\n' ' ')"
+    echo "$node joined; the members as it sees them:"
+    cli --target "tcp://127.0.0.1:$(( 7070 + $(offset "$node") ))" members
     ;;
   remove)
     node=${2:?which node to remove: n1, n2, ...}

@@ -133,6 +133,8 @@ class SettingsTableTest {
             "a=127.0.0.1:7070/7090,b=127.0.0.1:7171/7191,c=127.0.0.1:7271/7291",
             "a=127.0.0.1:7070/7090,b=127.0.0.1:7172/7192,c=127.0.0.1:7272/7292",
             c -> c.storage().cluster().toString(), value -> value).with("--node-id", "a"),
+        setting("--join", "127.0.0.1:7170", "127.0.0.1:7270", "127.0.0.1:7370", c -> c.storage().join(),
+            value -> value).with("--node-id", "n4", "--members", "n4=127.0.0.1:7470/7490"),
         setting("--snapshot-every", "101", "102", "103", c -> c.storage().snapshotEvery(), Long::valueOf),
         integer("--max-uncommitted-writes", "101", "102", "103", c -> c.storage().maxNotDurable()),
         millis("--expiry-tick-ms", "201", "202", "203", ServerConfig::expiryTick),

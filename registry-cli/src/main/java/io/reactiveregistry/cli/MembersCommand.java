@@ -53,8 +53,9 @@ final class MembersCommand implements Callable<Integer> {
   }
 
   @Command(name = "add", mixinStandardHelpOptions = true,
-      description = "Adds a member to the cluster, or gives a member a new address (start it first, with --join "
-          + "or --members); answered once the member has caught up and the new membership is committed")
+      description = "Adds a member to the cluster (start it first, with --join or its own entry as --members); "
+          + "answered once the member has caught up and the new membership is committed. To move a member to "
+          + "another address, add it under a new id, then remove the old one")
   int add(@Parameters(paramLabel = "MEMBER", description = "id=host:port/raftPort, e.g. n4=127.0.0.1:7370/7390")
       String member) {
     return change(Route.ADMIN_MEMBERS_ADD, MemberChange.add(member));

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -28,6 +31,9 @@ import org.junit.jupiter.api.Test;
 @Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class ClusterScriptTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  /** The fixed ports of n1 to n4 (RSocket, WebSocket, HTTP, Raft, Nacos HTTP and gRPC). */
+  private static final int[] SCRIPT_PORTS = IntStream.range(0, 4)
+      .flatMap(n -> IntStream.of(7070, 7071, 7080, 7090, 8848, 9848).map(port -> port + 100 * n)).toArray();
 
   @AfterEach
   void clean() throws Exception {
@@ -50,7 +56,16 @@ class ClusterScriptTest {
         .containsExactly("cluster/cluster.sh start", "cluster/cluster.sh status", "cluster/cluster.sh kill n1",
             "cluster/cluster.sh restart n1", "cluster/cluster.sh rolling-restart", "cluster/cluster.sh clean",
             "cluster/cluster.sh backup registry.backup", "cluster/cluster.sh clean",
-            "cluster/cluster.sh start --restore-from registry.backup");
+            "cluster/cluster.sh start --restore-from registry.backup", "cluster/cluster.sh add n4",
+            "cluster/cluster.sh remove n1");
+    for (int port : SCRIPT_PORTS) {
+      try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        probe.setReuseAddress(true);
+      } catch (IOException e) {
+        throw new AssertionError("port " + port + " on 127.0.0.1, which cluster/cluster.sh uses, is taken: "
+            + "stop what holds it (cluster/cluster.sh clean, if a cluster is left running)", e);
+      }
+    }
     assertThat(Files.exists(ROOT.resolve("reactive-registry-server/target/reactive-registry-server.jar")))
         .as("the server jar (mvn verify packages it before this module's tests)").isTrue();
 
@@ -112,6 +127,23 @@ class ClusterScriptTest {
     for (int httpPort : new int[] {7080, 7180, 7280}) {
       assertThat(http("GET", httpPort, "/api/v1/services/public/DEFAULT_GROUP/db", null))
           .as("member on HTTP %d", httpPort).contains("127.0.0.7#5432#DEFAULT");
+    }
+
+    // The membership lines: n4 joins the restored cluster and is sent its state; n1 leaves it.
+    Result added = run(lines.get(9));
+    assertThat(added.code()).as(added.output()).isZero();
+    assertThat(added.output()).contains("n4 joined").contains("127.0.0.1:7370");
+    assertThat(http("GET", 7380, "/api/v1/services/public/DEFAULT_GROUP/db", null)).as("n4's view")
+        .contains("127.0.0.7#5432#DEFAULT");
+    Result removed = run(lines.get(10));
+    assertThat(removed.code()).as(removed.output()).isZero();
+    assertThat(removed.output()).contains("n1 removed");
+    Result remaining = run(lines.get(1));
+    assertThat(remaining.output()).contains("n1: not running");
+    for (int httpPort : new int[] {7180, 7280, 7380}) {
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(http("GET", httpPort, "/api/v1/cluster",
+          null)).as("member on HTTP %d", httpPort).contains("\"leader\":\"n").contains("\"id\":\"n4\"")
+          .doesNotContain("\"id\":\"n1\""));
     }
 
     Result cleaned = run(lines.get(5));

@@ -23,6 +23,11 @@ public final class MembershipRules {
           + "n4=127.0.0.1:7370/7390");
     }
     ClusterConfig.Member member = ClusterConfig.member("member", entry.strip());
+    // The same entry again is the joining member asking twice (its first answer lost): allowed, a no-op.
+    cluster.member(member.id()).filter(known -> !known.equals(member)).ifPresent(known -> {
+      throw new IllegalArgumentException("member '" + member.id() + "' is a member already, as " + known
+          + ": to move a member to another address, add it under a new id, then remove '" + member.id() + "'");
+    });
     for (ClusterConfig.Member other : cluster.members()) {
       boolean sameHost = other.host().equals(member.host());
       if (!other.id().equals(member.id()) && sameHost && (other.port() == member.port()

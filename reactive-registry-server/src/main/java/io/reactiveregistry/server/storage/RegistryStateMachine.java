@@ -32,6 +32,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -153,12 +154,29 @@ final class RegistryStateMachine extends BaseStateMachine {
 
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
-    super.initialize(server, groupId, raftStorage);
-    storage.init(raftStorage);
-    if (seed != null && storage.getLatestSnapshot() == null) {
-      seed();
+    // RUNNING from here on: installing a snapshot from the leader pauses this state machine and
+    // Ratis checks that it did (see pause()).
+    getLifeCycle().startAndTransition(() -> {
+      super.initialize(server, groupId, raftStorage);
+      storage.init(raftStorage);
+      if (seed != null && storage.getLatestSnapshot() == null) {
+        seed();
+      }
+      loadLatestSnapshot(storage.getLatestSnapshot());
+    }, IOException.class);
+  }
+
+  /**
+   * Called before a snapshot installed from the leader replaces the state (a new member, or one
+   * that missed more than the leader's log keeps); {@link #reinitialize} loads it. Ratis reloads
+   * only a state machine that says it paused.
+   */
+  @Override
+  public synchronized void pause() {
+    if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+      getLifeCycle().transition(LifeCycle.State.PAUSING);
+      getLifeCycle().transition(LifeCycle.State.PAUSED);
     }
-    loadLatestSnapshot(storage.getLatestSnapshot());
   }
 
   /**
@@ -188,6 +206,10 @@ final class RegistryStateMachine extends BaseStateMachine {
     List<CompletableFuture<Void>> done;
     synchronized (this) {
       loadLatestSnapshot(storage.loadLatestSnapshot());
+      if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+        getLifeCycle().transition(LifeCycle.State.STARTING);
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
+      }
       if (follower != null) {
         follower.replaced(state.values());
       }

@@ -145,6 +145,9 @@ class MembershipChangeTest {
       ErrorBody clash = client.error("admin.members.add", JSON.encodeToString(
           MemberChange.add("n4=127.0.0.1:" + free.get(0) + "/" + free.get(5))));
       assertThat(clash.message()).contains("would use a port member 'n1' uses");
+      ErrorBody moved = client.error("admin.members.add", JSON.encodeToString(MemberChange.add("n2=127.0.0.1:1/2")));
+      assertThat(moved.code()).isEqualTo("INVALID_PARAM");
+      assertThat(moved.message()).contains("member 'n2' is a member already");
     }
     assertThat(memberIds("n1")).containsExactly("n1", "n2", "n3");
   }
