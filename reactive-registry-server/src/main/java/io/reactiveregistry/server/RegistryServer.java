@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.audit.ChangeCounter;
 import io.reactiveregistry.server.audit.TraceHub;
+import io.reactiveregistry.server.cluster.CheckShare;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.cluster.ClusterView;
@@ -13,6 +14,7 @@ import io.reactiveregistry.server.cluster.Membership;
 import io.reactiveregistry.server.core.Registry;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.Results.InstanceCounts;
+import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.eureka.EurekaDoor;
 import io.reactiveregistry.server.http.HttpEndpoint;
 import io.reactiveregistry.server.lifecycle.HealthChecker;
@@ -47,11 +49,13 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
@@ -273,8 +277,9 @@ public final class RegistryServer implements Disposable {
                 !cluster.clustered() ? Disposables.disposed() : new ConnectionRebalancer(nodeId, endpoint, replication,
                     config.replication().rebalancePerRound(), config.replication().rebalanceTolerance())
                     .start(REBALANCE_ROUND, Schedulers.parallel()),
-                new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency(), checks.caFile())
-                    .onlyWhile(storage::leading)
+                new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency(), checks.caFile(),
+                    nodeId)
+                    .onlyFor(checkShare(cluster, nodeId, membership, replication))
                     .start(Schedulers.parallel()));
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
@@ -491,6 +496,22 @@ public final class RegistryServer implements Disposable {
         "type", type, "health", health);
   }
 
+
+  /**
+   * Which services this server health-checks: every one on a single server; in a cluster, its
+   * share among the members it hears from, itself included while it is a member ({@link CheckShare}).
+   */
+  private static Predicate<ServiceKey> checkShare(ClusterConfig cluster, String nodeId, Membership membership,
+      Replication replication) {
+    if (!cluster.clustered()) {
+      return service -> true;
+    }
+    return new CheckShare(nodeId, () -> {
+      List<String> peers = replication.connectedPeers();
+      return membership.current().members().stream().map(ClusterConfig.Member::id)
+          .filter(id -> id.equals(nodeId) || peers.contains(id)).toList();
+    });
+  }
 
   static String version() {
     try (InputStream in = RegistryServer.class.getResourceAsStream("version.properties")) {

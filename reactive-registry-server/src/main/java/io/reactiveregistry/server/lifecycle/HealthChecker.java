@@ -1,17 +1,19 @@
 package io.reactiveregistry.server.lifecycle;
 
 import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.HealthTarget;
 import io.reactiveregistry.server.core.RegistryReads;
+import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -49,13 +51,13 @@ public final class HealthChecker {
   private final int concurrency;
   private final Probe probe;
   private final TcpClient tcp = TcpClient.newConnection();
-  private final HttpClient http = HttpClient.newConnection().followRedirect(false);
+  private final HttpClient http;
   /**
    * For {@code health.http.scheme=https}: made once, when the first such instance is checked, on a
    * thread that may block (its trust is read from files).
    */
   private final Mono<HttpClient> https;
-  private volatile BooleanSupplier active = () -> true;
+  private volatile Predicate<ServiceKey> share = service -> true;
 
   /** Looks at one instance: true when it answered as healthy within {@code limit}. */
   @FunctionalInterface
@@ -63,19 +65,26 @@ public final class HealthChecker {
     Mono<Boolean> check(HealthTarget target, Duration limit);
   }
 
-  /** @param caFile the CA certificates https checks trust; null: the JVM's trust store */
+  /**
+   * @param caFile the CA certificates https checks trust; null: the JVM's trust store
+   * @param node this server's node id, named in the {@code User-Agent} of HTTP checks so that an
+   *     instance's access log says which member checked it
+   */
   public HealthChecker(RegistryRuntime runtime, Duration interval, Duration timeout, int concurrency,
-      @Nullable Path caFile) {
-    this(runtime, interval, timeout, concurrency, null, caFile);
+      @Nullable Path caFile, String node) {
+    this(runtime, interval, timeout, concurrency, null, caFile, node);
   }
 
   /** With a probe of the test's own instead of the network (null: TCP or HTTP, as configured). */
   HealthChecker(RegistryRuntime runtime, Duration interval, Duration timeout, int concurrency, Probe probe) {
-    this(runtime, interval, timeout, concurrency, probe, null);
+    this(runtime, interval, timeout, concurrency, probe, null, "test");
   }
 
   private HealthChecker(RegistryRuntime runtime, Duration interval, Duration timeout, int concurrency,
-      @Nullable Probe probe, @Nullable Path caFile) {
+      @Nullable Probe probe, @Nullable Path caFile, String node) {
+    this.http = HttpClient.newConnection().followRedirect(false)
+        .headers(headers -> headers.set(HttpHeaderNames.USER_AGENT, "reactive-registry-health-check (node " + node
+            + ")"));
     this.https = Mono.fromCallable(() -> httpsTrust(caFile))
         .subscribeOn(Schedulers.boundedElastic())
         .map(trust -> http.secure(spec -> spec.sslContext(trust)))
@@ -89,13 +98,14 @@ public final class HealthChecker {
   }
 
   /**
-   * Checks only while {@code active} says so: in a cluster, only the leader checks, so that each
-   * persistent instance is checked by exactly one node; its verdicts are committed and every member
-   * shows them. When the leader is lost, the next leader's next round checks within one interval
-   * of its election. Call before {@link #start}.
+   * Checks only the services {@code share} gives this server: in a cluster each member checks its
+   * share ({@code cluster.CheckShare}), so that each persistent instance is checked by one member;
+   * the verdicts are committed and every member shows them. Asked again at each round and before
+   * each check, so a lost member's services are checked by the others from their next round on.
+   * Call before {@link #start}.
    */
-  public HealthChecker onlyWhile(BooleanSupplier active) {
-    this.active = active;
+  public HealthChecker onlyFor(Predicate<ServiceKey> share) {
+    this.share = share;
     return this;
   }
 
@@ -120,7 +130,9 @@ public final class HealthChecker {
    * long checks take. Completes one interval after it started.
    */
   Flux<HealthTarget> round(Scheduler scheduler) {
-    List<HealthTarget> targets = active.getAsBoolean() ? runtime.read(RegistryReads::healthTargets) : List.of();
+    Predicate<ServiceKey> mine = share;
+    List<HealthTarget> targets = runtime.read(RegistryReads::healthTargets).stream()
+        .filter(target -> mine.test(target.service())).toList();
     if (targets.isEmpty()) {
       return Mono.delay(interval, scheduler).thenMany(Flux.empty());
     }
@@ -132,7 +144,7 @@ public final class HealthChecker {
   }
 
   private Mono<Void> check(HealthTarget target, Scheduler scheduler) {
-    if ("false".equalsIgnoreCase(target.serviceMetadata().get(ENABLED_KEY)) || !active.getAsBoolean()) {
+    if ("false".equalsIgnoreCase(target.serviceMetadata().get(ENABLED_KEY)) || !share.test(target.service())) {
       return Mono.empty();
     }
     Duration limit = timeoutOf(target.serviceMetadata());
