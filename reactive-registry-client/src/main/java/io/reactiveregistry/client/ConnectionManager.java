@@ -52,6 +52,8 @@ final class ConnectionManager implements Disposable {
 
   /** The configured servers, shuffled, then the cluster members learned from them; replaced, never changed. */
   private volatile List<URI> servers;
+  /** This client's zone: members of it are tried first (null: none). */
+  private final @Nullable String zone;
   private final RandomGenerator random;
   private final String clientName;
   private final Duration minBackoff;
@@ -80,7 +82,8 @@ final class ConnectionManager implements Disposable {
   /** Whether the last link published is the empty one (none yet counts as not). */
   private volatile boolean announcedNone;
 
-  ConnectionManager(List<URI> servers, String clientName, @Nullable String token, @Nullable ClientTls tls,
+  ConnectionManager(List<URI> servers, String clientName, @Nullable String zone, @Nullable String token,
+      @Nullable ClientTls tls,
       Duration minBackoff, Duration maxBackoff, Duration connectTimeout, Duration moveTimeout, RandomGenerator random,
       ClientMeters meters) {
     this.token = token;
@@ -88,6 +91,7 @@ final class ConnectionManager implements Disposable {
     this.servers = List.copyOf(shuffled(new ArrayList<>(servers), random));
     this.random = random;
     this.clientName = clientName;
+    this.zone = zone;
     this.minBackoff = minBackoff;
     this.maxBackoff = maxBackoff;
     this.connectTimeout = connectTimeout;
@@ -159,7 +163,7 @@ final class ConnectionManager implements Disposable {
    */
   private Mono<Link> connectTo(URI server) {
     String setup = JsonCodec.json().encodeToString(new SetupData(clientName, ClientVersion.VERSION,
-        List.of(Protocol.FEATURE_MOVE)));
+        List.of(Protocol.FEATURE_MOVE), zone));
     AtomicReference<Link> made = new AtomicReference<>();
     return RSocketConnector.create()
         .dataMimeType(Protocol.DATA_MIME_TYPE)
@@ -326,27 +330,42 @@ final class ConnectionManager implements Disposable {
             error -> log.debug("could not ask {} for its cluster's members: {}", link.server(), error.toString()));
   }
 
-  /** Adds the members not yet known, in an order shuffled per client, after those already known. */
+  /**
+   * Adds the members not yet known, in an order shuffled per client, after those already known;
+   * with a zone, the members of this client's zone go first, so that a reconnect tries them before
+   * the others.
+   */
   synchronized void learn(ServerInfo info, String scheme, URI from) {
     if (info.cluster() == null) {
       return;
     }
     List<URI> known = new ArrayList<>(servers);
     List<URI> found = new ArrayList<>();
+    List<URI> inZone = new ArrayList<>();
     for (ClusterInfo.Member member : info.cluster().members()) {
       if (member.address() != null) {
         URI address = URI.create(scheme + "://" + member.address());
         if (!known.contains(address) && !found.contains(address)) {
           found.add(address);
         }
+        if (zone != null && zone.equals(member.zone())) {
+          inZone.add(address);
+        }
       }
     }
-    if (found.isEmpty()) {
+    known.addAll(shuffled(found, random));
+    if (!inZone.isEmpty()) {
+      List<URI> ordered = new ArrayList<>(known.stream().filter(inZone::contains).toList());
+      known.stream().filter(server -> !inZone.contains(server)).forEach(ordered::add);
+      known = ordered;
+    }
+    if (known.equals(servers)) {
       return;
     }
-    known.addAll(shuffled(found, random));
     servers = List.copyOf(known);
-    log.info("learned cluster members {} from {}: fails over to them too", found, from);
+    nextServer.set(0);
+    log.info("learned cluster members from {}: fails over to {}{}", from, servers,
+        inZone.isEmpty() ? "" : " (zone " + zone + " first)");
   }
 
   /** {@code list} in a random order (Fisher-Yates, in place), returned. */

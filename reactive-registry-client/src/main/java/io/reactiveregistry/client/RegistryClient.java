@@ -58,8 +58,9 @@ public final class RegistryClient {
 
   private RegistryClient(Builder builder) {
     ClientMeters meters = ClientMeters.of(builder.meterRegistry);
-    this.connections = new ConnectionManager(builder.servers, builder.clientName, builder.token, builder.tls, builder.minBackoff,
-        builder.maxBackoff, builder.connectTimeout, builder.requestTimeout, builder.random, meters);
+    this.connections = new ConnectionManager(builder.servers, builder.clientName, builder.zone, builder.token,
+        builder.tls, builder.minBackoff, builder.maxBackoff, builder.connectTimeout, builder.requestTimeout,
+        builder.random, meters);
     this.registrar = new Registrar(connections, builder.requestTimeout, builder.minBackoff, builder.maxBackoff,
         meters);
     this.watches = new Watches(connections, builder.watchGracePeriod, builder.reconnectSettle, builder.minBackoff,
@@ -67,7 +68,7 @@ public final class RegistryClient {
             builder.cacheMaxAge, java.time.Clock.systemUTC(), Schedulers.boundedElastic()),
         builder.pushEmptyProtection);
     this.catalogs = new CatalogWatches(connections, builder.minBackoff, builder.maxBackoff);
-    this.chooser = new InstanceChooser(builder.random);
+    this.chooser = new InstanceChooser(builder.random, builder.zone);
     this.requestTimeout = builder.requestTimeout;
     this.deregisterOnClose = builder.deregisterOnClose;
     meters.bind(registrar::count, watches::count);
@@ -361,6 +362,7 @@ public final class RegistryClient {
   public static final class Builder {
     private final List<URI> servers = new ArrayList<>();
     private String clientName = "reactive-registry-client";
+    private @Nullable String zone;
     private @Nullable String token;
     private @Nullable ClientTls tls;
     private Duration minBackoff = Duration.ofMillis(100);
@@ -404,6 +406,19 @@ public final class RegistryClient {
     /** Labels the connection in the server's logs. */
     public Builder clientName(String value) {
       this.clientName = value;
+      return this;
+    }
+
+    /**
+     * This client's zone (a data centre, a rack; null: none). It connects to the cluster's members
+     * of its zone first (members started with {@code --zone}), fails over to the others when none of
+     * its zone is up, and is moved back by the cluster once one is; {@link #choose} prefers the
+     * instances whose metadata {@code zone} is this zone while any of them serves traffic.
+     *
+     * @throws IllegalArgumentException when it is not a name (1-256 of letters, digits, {@code -_.:@})
+     */
+    public Builder zone(@Nullable String value) {
+      this.zone = value == null || value.isBlank() ? null : Names.require("zone", value.strip());
       return this;
     }
 

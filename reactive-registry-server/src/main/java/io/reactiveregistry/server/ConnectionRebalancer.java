@@ -6,6 +6,8 @@ import io.reactiveregistry.server.transport.RSocketEndpoint;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -21,6 +23,11 @@ import reactor.core.scheduler.Scheduler;
  * reported after this member's previous move, so that clients on their way are not counted
  * twice; the members meet within a few rounds without a stampede. The move is the same as at a
  * stop ({@code connection.move}): nothing is released on the way.
+ *
+ * <p>Zones: members are compared only with the members of their own zone (members without one with
+ * each other), so clients are spread within a zone and never pushed out of it; and a client that
+ * gave a zone other than this member's (it came here when its zone's members were down) is asked,
+ * first, to move back to the members of its zone that are up.
  */
 final class ConnectionRebalancer {
   private static final Logger log = LoggerFactory.getLogger(ConnectionRebalancer.class);
@@ -32,11 +39,13 @@ final class ConnectionRebalancer {
   private final Replication replication;
   private final int perRound;
   private final double tolerance;
+  private final @Nullable String zone;
   private long lastMoveNanos = Long.MIN_VALUE;
 
   ConnectionRebalancer(String self, RSocketEndpoint endpoint, Replication replication, int perRound,
-      double tolerance) {
+      double tolerance, @Nullable String zone) {
     this.self = self;
+    this.zone = zone;
     this.endpoint = endpoint;
     this.replication = replication;
     this.perRound = perRound;
@@ -55,9 +64,15 @@ final class ConnectionRebalancer {
     if (perRound == 0) {
       return 0;
     }
-    List<Replication.PeerLoad> peers = replication.peerLoads().stream()
+    List<Replication.PeerLoad> up = replication.peerLoads().stream()
         .filter(peer -> peer.connections() >= 0) // a negative count: the peer is stopping
         .toList();
+    int home = homecoming(up);
+    if (home > 0) {
+      lastMoveNanos = System.nanoTime();
+      return home;
+    }
+    List<Replication.PeerLoad> peers = up.stream().filter(peer -> Objects.equals(peer.zone(), zone)).toList();
     if (peers.isEmpty() || peers.stream().anyMatch(peer -> peer.reportedAtNanos() < lastMoveNanos)) {
       return 0;
     }
@@ -82,6 +97,25 @@ final class ConnectionRebalancer {
       lastMoveNanos = System.nanoTime();
       log.info("rebalancing: holds {} of {} client connections over {} members; asked {} to move to {}", mine,
           total, peers.size() + 1, asked, destinations);
+    }
+    return asked;
+  }
+
+  /** Clients of another zone, asked to move to the members of their zone that are up: how many. */
+  private int homecoming(List<Replication.PeerLoad> up) {
+    int asked = 0;
+    for (String theirs : endpoint.clientZones()) {
+      List<String> home = up.stream().filter(peer -> theirs.equals(peer.zone())).map(Replication.PeerLoad::address)
+          .toList();
+      if (theirs.equals(zone) || home.isEmpty() || asked >= perRound) {
+        continue;
+      }
+      int moved = endpoint.moveClients(perRound - asked, new MoveRequest("zone: member " + self + " is in zone "
+          + zone + ", and members of the client's zone " + theirs + " are up", home), theirs);
+      if (moved > 0) {
+        log.info("zones: asked {} client(s) of zone {} to move back to {}", moved, theirs, home);
+      }
+      asked += moved;
     }
     return asked;
   }

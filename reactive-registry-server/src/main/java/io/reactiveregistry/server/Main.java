@@ -233,6 +233,11 @@ public final class Main implements Callable<Integer> {
           + "interval); 0 never rebalances. Default: ${DEFAULT-VALUE}")
   int rebalancePerRound;
 
+  @Option(names = "--zone",
+      description = "In a cluster, this member's zone (a data centre, a rack): clients given the same zone connect "
+          + "to the members of their zone while one is up, and are moved back to it once one is. Default: none")
+  String zone;
+
   @Option(names = "--rebalance-tolerance",
       description = "In a cluster, how far above its share of the client connections (a fraction of the share) a "
           + "member may be before it asks some to move. Default: ${DEFAULT-VALUE}")
@@ -491,7 +496,7 @@ public final class Main implements Callable<Integer> {
         .withExpiryBudget(expiryBudget)
         .withReplication(new Replication.Settings(Duration.ofMillis(replicationGraceMs),
             Duration.ofMillis(antiEntropyIntervalMs), Duration.ofMillis(moveTimeoutMs), rebalancePerRound,
-            rebalanceTolerance))
+            rebalanceTolerance, zone == null || zone.isBlank() ? null : Names.require("--zone", zone.strip())))
         .withResumeHistory(new ResumeHistory.Limits(resumeHistoryEvents, Duration.ofMillis(resumeHistoryMs),
             resumeHistoryTotal))
         .withCoalesceWindow(Duration.ofMillis(coalesceWindowMs))

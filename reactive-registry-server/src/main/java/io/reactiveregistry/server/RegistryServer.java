@@ -207,7 +207,7 @@ public final class RegistryServer implements Disposable {
             + "between the members");
       }
       Supplier<ClusterStatus> clusterStatus = clusterView == null ? null
-          : () -> clusterView.status().withReplication(replication.status());
+          : () -> clusterView.status().withReplication(replication.status()).withZones(replication.zones());
       ServerIdentity identity = new ServerIdentity(version(), nodeId, clock.millis(), clusterStatus);
       TraceHub trace = new TraceHub(clock, nodeId, config.maxPendingEvents(), Schedulers.parallel());
       runtime.addListener(trace);
@@ -275,7 +275,8 @@ public final class RegistryServer implements Disposable {
                 clusterView == null ? Disposables.disposed() : clusterView.start(Schedulers.boundedElastic()),
                 replication,
                 !cluster.clustered() ? Disposables.disposed() : new ConnectionRebalancer(nodeId, endpoint, replication,
-                    config.replication().rebalancePerRound(), config.replication().rebalanceTolerance())
+                    config.replication().rebalancePerRound(), config.replication().rebalanceTolerance(),
+                    config.replication().zone())
                     .start(REBALANCE_ROUND, Schedulers.parallel()),
                 new HealthChecker(runtime, checks.interval(), checks.timeout(), checks.concurrency(), checks.caFile(),
                     nodeId)

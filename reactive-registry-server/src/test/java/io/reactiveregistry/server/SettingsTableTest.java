@@ -147,6 +147,7 @@ class SettingsTableTest {
         millis("--anti-entropy-interval-ms", "2100", "2200", "2300", c -> c.replication().antiEntropy()),
         millis("--move-timeout-ms", "11000", "12000", "13000", c -> c.replication().moveTimeout()),
         integer("--rebalance-per-round", "51", "52", "53", c -> c.replication().rebalancePerRound()),
+        setting("--zone", "z1", "z2", "z3", c -> c.replication().zone(), value -> value),
         setting("--rebalance-tolerance", "0.2", "0.3", "0.4", c -> c.replication().rebalanceTolerance(),
             Double::valueOf),
         setting("--allow-unauthenticated", "true", "false", "true", c -> c.security().allowUnauthenticated(),

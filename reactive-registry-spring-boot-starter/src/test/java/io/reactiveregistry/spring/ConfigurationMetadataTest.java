@@ -24,7 +24,7 @@ class ConfigurationMetadataTest {
     }
     assertThat(properties).containsKeys("reactive-registry.enabled", "reactive-registry.servers",
         "reactive-registry.namespace", "reactive-registry.group", "reactive-registry.client-name",
-        "reactive-registry.token", "reactive-registry.connect-timeout", "reactive-registry.request-timeout",
+        "reactive-registry.zone", "reactive-registry.token", "reactive-registry.connect-timeout", "reactive-registry.request-timeout",
         "reactive-registry.reconnect-min-backoff", "reactive-registry.reconnect-max-backoff",
         "reactive-registry.tls.trusted-certificates", "reactive-registry.tls.certificate", "reactive-registry.tls.key",
         "reactive-registry.discovery.enabled", "reactive-registry.discovery.preferred-cluster",

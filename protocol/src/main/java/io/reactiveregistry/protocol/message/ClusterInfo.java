@@ -14,7 +14,13 @@ import org.jspecify.annotations.Nullable;
 public record ClusterInfo(String nodeId, String role, @Nullable String leader, long term, long commitIndex,
     long appliedIndex, List<Member> members, @Nullable List<Peer> replication) {
 
-  public record Member(String id, String address, String raftAddress, String state, long commitIndex) {}
+  /** One member; {@code zone} as it was started with ({@code --zone}), absent when none or not yet known. */
+  public record Member(String id, String address, String raftAddress, String state, long commitIndex,
+      @Nullable String zone) {
+    public Member(String id, String address, String raftAddress, String state, long commitIndex) {
+      this(id, address, raftAddress, state, commitIndex, null);
+    }
+  }
 
   /**
    * This node's follow of one peer's stream of ephemeral instances: whether it is connected, the

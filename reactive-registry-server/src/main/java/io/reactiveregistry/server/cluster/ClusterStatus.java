@@ -2,6 +2,7 @@ package io.reactiveregistry.server.cluster;
 
 import io.reactiveregistry.protocol.message.ClusterInfo;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param replication how this node follows each peer's ephemeral instances
  */
 public record ClusterStatus(String nodeId, String role, String leader, long term, long commitIndex,
-    long appliedIndex, List<MemberStatus> members, List<ClusterInfo.Peer> replication) {
+    long appliedIndex, List<MemberStatus> members, List<ClusterInfo.Peer> replication, Map<String, String> zones) {
 
   /**
    * One member. {@code state}: {@code leader}; {@code follower} (in step); {@code catching-up}
@@ -32,6 +33,12 @@ public record ClusterStatus(String nodeId, String role, String leader, long term
   public ClusterStatus {
     members = List.copyOf(members);
     replication = List.copyOf(replication);
+    zones = Map.copyOf(zones);
+  }
+
+  public ClusterStatus(String nodeId, String role, String leader, long term, long commitIndex, long appliedIndex,
+      List<MemberStatus> members, List<ClusterInfo.Peer> replication) {
+    this(nodeId, role, leader, term, commitIndex, appliedIndex, members, replication, Map.of());
   }
 
   /** Without replication figures (storage's view alone). */
@@ -42,7 +49,12 @@ public record ClusterStatus(String nodeId, String role, String leader, long term
 
   /** The same, with how this node follows each peer's ephemeral instances. */
   public ClusterStatus withReplication(List<ClusterInfo.Peer> peers) {
-    return new ClusterStatus(nodeId, role, leader, term, commitIndex, appliedIndex, members, peers);
+    return new ClusterStatus(nodeId, role, leader, term, commitIndex, appliedIndex, members, peers, zones);
+  }
+
+  /** The same, with the members' zones as far as this node knows them (its own, and its peers' reports). */
+  public ClusterStatus withZones(Map<String, String> known) {
+    return new ClusterStatus(nodeId, role, leader, term, commitIndex, appliedIndex, members, replication, known);
   }
 
   public static ClusterStatus starting(ClusterConfig config, String nodeId) {
@@ -54,7 +66,8 @@ public record ClusterStatus(String nodeId, String role, String leader, long term
   /** As the contract writes it, in {@code server.info} and at {@code /api/v1/cluster}. */
   public ClusterInfo toInfo() {
     return new ClusterInfo(nodeId, role, leader, term, commitIndex, appliedIndex, members.stream()
-        .map(m -> new ClusterInfo.Member(m.id(), m.address(), m.raftAddress(), m.state(), m.commitIndex()))
+        .map(m -> new ClusterInfo.Member(m.id(), m.address(), m.raftAddress(), m.state(), m.commitIndex(),
+            zones.get(m.id())))
         .toList(), replication);
   }
 

@@ -41,6 +41,8 @@ final class ClaimFeed {
   private boolean digestWaiting;
   /** The client connections this node holds, sent with the next digest. */
   private int digestConnections;
+  /** This node's zone, sent with the next digest. */
+  private @Nullable String digestZone;
   private int waitingChanges;
 
   ClaimFeed(String peer, String self, long epoch, List<ReplicaChange.Claimed> snapshot, Scheduler drainer) {
@@ -74,8 +76,9 @@ final class ClaimFeed {
   }
 
   /** Called under the runtime's monitor: what this node's claims sum to after every change queued so far. */
-  synchronized void digest(ReplicaDigest digest, int connections) {
+  synchronized void digest(ReplicaDigest digest, int connections, @Nullable String zone) {
     digestConnections = connections;
+    digestZone = zone;
     if (!digestWaiting) {
       digestWaiting = true;
       queue.add(digest);
@@ -108,7 +111,7 @@ final class ClaimFeed {
       int size = Math.min(PAGE, claims.size());
       List<ReplicaChange.Claimed> page = claims.subList(0, size);
       ReplicaFrame frame = new ReplicaFrame(ReplicaFrame.SNAPSHOT, self, snapshot.epoch, ReplicaCodec.entries(page),
-          size == claims.size(), null, null, null);
+          size == claims.size(), null, null, null, null);
       queue.pollFirst();
       if (size < claims.size()) {
         queue.addFirst(new Snapshot(snapshot.epoch, claims.subList(size, claims.size())));
@@ -119,7 +122,7 @@ final class ClaimFeed {
       queue.pollFirst();
       digestWaiting = false;
       return new ReplicaFrame(ReplicaFrame.DIGEST, null, null, null, null, digest.count(), digest.hash(),
-          digestConnections);
+          digestConnections, digestZone);
     }
     if (head instanceof Map<?, ?> segment) {
       List<ReplicaChange> page = new ArrayList<>(Math.min(PAGE, segment.size()));
@@ -132,7 +135,8 @@ final class ClaimFeed {
       if (segment.isEmpty()) {
         queue.pollFirst();
       }
-      return new ReplicaFrame(ReplicaFrame.CHANGES, null, null, ReplicaCodec.entries(page), null, null, null, null);
+      return new ReplicaFrame(ReplicaFrame.CHANGES, null, null, ReplicaCodec.entries(page), null, null, null, null,
+          null);
     }
     return null;
   }

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
@@ -52,14 +54,16 @@ public final class ClaimFeeds {
 
   /**
    * Sends each stream a digest of this node's claims every {@code interval}, with the client
-   * connections it holds ({@code connections}).
+   * connections it holds ({@code connections}) and its zone.
    */
-  public Disposable startDigests(Duration interval, Scheduler timer, IntSupplier connections) {
+  public Disposable startDigests(Duration interval, Scheduler timer, IntSupplier connections,
+      Supplier<@Nullable String> zone) {
     return timer.schedulePeriodically(() -> runtime.read(reads -> {
       if (!feeds.isEmpty()) {
         var digest = reads.claimsDigest();
         int held = connections.getAsInt();
-        feeds.forEach(feed -> feed.digest(digest, held));
+        String mine = zone.get();
+        feeds.forEach(feed -> feed.digest(digest, held, mine));
       }
       return null;
     }), interval.toMillis(), interval.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);

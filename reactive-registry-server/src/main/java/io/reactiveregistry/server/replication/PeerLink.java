@@ -68,6 +68,8 @@ public final class PeerLink implements Disposable {
   private volatile boolean connected;
   /** The client connections the peer said it holds in its last digest; null before one. */
   private volatile @Nullable Load load;
+  /** The zone the peer said it is in with its last digest; null when none (or before one). */
+  private volatile @Nullable String zone;
   private volatile long epoch;
   private volatile long lastLagMillis;
   /** The highest stamp received from the peer: only newer registrations are timed. */
@@ -156,6 +158,7 @@ public final class PeerLink implements Disposable {
         if (frame.connections() != null) {
           load = new Load(frame.connections(), System.nanoTime());
         }
+        zone = frame.zone();
         ReplicaDigest theirs = new ReplicaDigest(frame.count(), frame.hash());
         ReplicaDigest mine = runtime.read(reads -> reads.replicaDigest(peer.id()));
         if (!mine.equals(theirs)) {
@@ -228,6 +231,10 @@ public final class PeerLink implements Disposable {
 
   /** What the peer last said of its client connections, and when (nanoTime); null before it did. */
   record Load(int connections, long atNanos) {}
+
+  @Nullable String zone() {
+    return zone;
+  }
 
   @Nullable Load load() {
     return load;

@@ -13,13 +13,16 @@ import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -37,12 +40,13 @@ public final class Replication implements Disposable {
    * How long a lost peer's copies are kept, how often digests are compared, how long a stopping
    * member waits for its clients to move to the others, and how client connections are spread over
    * the members: at most {@code rebalancePerRound} asked to move per round (0: never), while this
-   * member holds more than its share by {@code rebalanceTolerance} (a fraction of the share).
+   * member holds more than its share by {@code rebalanceTolerance} (a fraction of the share), and
+   * the member's {@code zone} (null: none), which clients of a zone prefer.
    */
   public record Settings(Duration grace, Duration antiEntropy, Duration moveTimeout, int rebalancePerRound,
-      double rebalanceTolerance) {
+      double rebalanceTolerance, @Nullable String zone) {
     public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(4), Duration.ofSeconds(2),
-        Duration.ofSeconds(10), 50, 0.1);
+        Duration.ofSeconds(10), 50, 0.1, null);
 
     public Settings {
       if (grace.isNegative() || antiEntropy.toMillis() < 1 || moveTimeout.isNegative()) {
@@ -64,6 +68,15 @@ public final class Replication implements Disposable {
     public Settings(Duration grace, Duration antiEntropy, Duration moveTimeout) {
       this(grace, antiEntropy, moveTimeout, DEFAULTS.rebalancePerRound(), DEFAULTS.rebalanceTolerance());
     }
+
+    public Settings(Duration grace, Duration antiEntropy, Duration moveTimeout, int rebalancePerRound,
+        double rebalanceTolerance) {
+      this(grace, antiEntropy, moveTimeout, rebalancePerRound, rebalanceTolerance, null);
+    }
+
+    public Settings withZone(@Nullable String value) {
+      return new Settings(grace, antiEntropy, moveTimeout, rebalancePerRound, rebalanceTolerance, value);
+    }
   }
 
   private final ClaimFeeds feeds;
@@ -74,9 +87,14 @@ public final class Replication implements Disposable {
   private final Membership membership;
   private final Disposable membershipChanges;
   private volatile IntSupplier connections = () -> 0;
+  /** This member's zone ({@code --zone}), reported to its peers with each digest; null: none. */
+  private final @Nullable String zone;
+  private final String self;
 
   public Replication(String self, Membership membership, RegistryRuntime runtime, Settings settings,
       ServerMeters meters, InstantSource clock, String version, Scheduler scheduler, PeerAccess access) {
+    this.self = self;
+    this.zone = settings.zone();
     this.runtime = runtime;
     this.membership = membership;
     // Before any link starts: two event loops meeting a message type for the first time would wait
@@ -108,7 +126,7 @@ public final class Replication implements Disposable {
         () -> runtime.read(reads -> links.stream().mapToInt(link -> reads.replicaCopies(link.peer())).sum()));
     meters.gauge("registry.replication.peers.connected", "peers whose stream of instances this node follows now",
         () -> links.stream().filter(PeerLink::connected).count());
-    this.digests = feeds.startDigests(settings.antiEntropy(), scheduler, () -> connections.getAsInt());
+    this.digests = feeds.startDigests(settings.antiEntropy(), scheduler, () -> connections.getAsInt(), () -> zone);
   }
 
   private synchronized void follow(String self, ClusterConfig cluster, Function<ClusterConfig.Member, PeerLink> link,
@@ -164,7 +182,8 @@ public final class Replication implements Disposable {
    * A connected peer's client connections, as it reported them with its last digest (every
    * anti-entropy interval), and when that arrived (System.nanoTime).
    */
-  public record PeerLoad(String node, String address, int connections, long reportedAtNanos) {}
+  public record PeerLoad(String node, String address, int connections, long reportedAtNanos,
+      @Nullable String zone) {}
 
   /** The connected peers that have reported their client connections. */
   public List<PeerLoad> peerLoads() {
@@ -172,10 +191,26 @@ public final class Replication implements Disposable {
     for (PeerLink link : links) {
       PeerLink.Load load = link.load();
       if (link.connected() && load != null) {
-        loads.add(new PeerLoad(link.peer(), link.member().address(), load.connections(), load.atNanos()));
+        loads.add(new PeerLoad(link.peer(), link.member().address(), load.connections(), load.atNanos(),
+            link.zone()));
       }
     }
     return loads;
+  }
+
+  /** The zone of each member as far as this node knows: its own, and each connected peer's report. */
+  public Map<String, String> zones() {
+    Map<String, String> known = new HashMap<>();
+    if (zone != null) {
+      known.put(self, zone);
+    }
+    for (PeerLink link : links) {
+      String theirs = link.zone();
+      if (link.connected() && theirs != null) {
+        known.put(link.peer(), theirs);
+      }
+    }
+    return known;
   }
 
   /** Counts the client connections this node reports to its peers with each digest (none until set). */

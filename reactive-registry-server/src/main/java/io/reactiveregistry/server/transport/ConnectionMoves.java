@@ -11,11 +11,14 @@ import io.rsocket.util.ByteBufPayload;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -33,9 +36,12 @@ import reactor.core.scheduler.Schedulers;
 final class ConnectionMoves {
   private static final Logger log = LoggerFactory.getLogger(ConnectionMoves.class);
 
-  /** One movable connection: the client's side of it (where the request goes), and when it opened. */
+  /**
+   * One movable connection: the client's side of it (where the request goes), when it opened, and
+   * the zone its client gave (null: none).
+   */
   private record Movable(long id, String label, RSocket client, IntSupplier owned, long openedAtNanos,
-      AtomicBoolean asked) {}
+      AtomicBoolean asked, @Nullable String zone) {}
 
   /** How often connections asked to move are looked at, to close those that own nothing any more. */
   private static final Duration CHECK = Duration.ofMillis(20);
@@ -44,8 +50,19 @@ final class ConnectionMoves {
   private final AtomicBoolean checking = new AtomicBoolean();
 
   /** A connection whose client honours moves; {@code owned} counts the instances it owns now. */
-  void add(long id, String label, RSocket client, IntSupplier owned) {
-    movable.put(id, new Movable(id, label, client, owned, System.nanoTime(), new AtomicBoolean()));
+  void add(long id, String label, RSocket client, IntSupplier owned, @Nullable String zone) {
+    movable.put(id, new Movable(id, label, client, owned, System.nanoTime(), new AtomicBoolean(), zone));
+  }
+
+  /** The zones the clients not yet asked to move gave (not counting those that gave none). */
+  Set<String> clientZones() {
+    Set<String> zones = new HashSet<>();
+    for (Movable connection : movable.values()) {
+      if (connection.zone() != null && !connection.asked().get()) {
+        zones.add(connection.zone());
+      }
+    }
+    return zones;
   }
 
   void remove(long id) {
@@ -86,8 +103,14 @@ final class ConnectionMoves {
    * first (the oldest have proven they stay; a new one has the least to redo): how many were asked.
    */
   int move(int count, MoveRequest request) {
+    return move(count, request, null);
+  }
+
+  /** The same, among the clients that gave {@code zone} (null: any client). */
+  int move(int count, MoveRequest request, @Nullable String zone) {
     List<Movable> candidates = movable.values().stream()
         .filter(connection -> !connection.asked().get())
+        .filter(connection -> zone == null || zone.equals(connection.zone()))
         .sorted(Comparator.comparingLong(Movable::openedAtNanos).reversed())
         .limit(Math.max(0, count))
         .toList();

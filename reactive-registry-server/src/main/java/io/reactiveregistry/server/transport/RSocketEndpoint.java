@@ -237,6 +237,16 @@ public final class RSocketEndpoint {
     return moves.move(count, request);
   }
 
+  /** Asks up to {@code count} clients of {@code zone} not asked before to move: how many were asked. */
+  public int moveClients(int count, MoveRequest request, String zone) {
+    return moves.move(count, request, zone);
+  }
+
+  /** The zones the movable clients not yet asked to move gave. */
+  public Set<String> clientZones() {
+    return moves.clientZones();
+  }
+
   /** Connections whose clients honour {@code connection.move} and were not asked to. */
   public int movableConnections() {
     return moves.stayed();

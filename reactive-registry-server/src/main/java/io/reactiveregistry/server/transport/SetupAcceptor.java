@@ -7,6 +7,7 @@ import io.reactiveregistry.protocol.codec.BearerMetadata;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.MalformedBodyException;
 import io.reactiveregistry.protocol.message.SetupData;
+import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.request.Connections;
 import io.reactiveregistry.server.request.RequestLayer;
@@ -127,7 +128,7 @@ final class SetupAcceptor implements SocketAcceptor {
     layer.listed(owner, new Connections.Listing(client, peer, transport(channel), clock.millis(), session::principal,
         session::openSubscriptions));
     if (data.understands(Protocol.FEATURE_MOVE)) {
-      moves.add(owner.id(), label, sendingSocket, () -> layer.owned(owner));
+      moves.add(owner.id(), label, sendingSocket, () -> layer.owned(owner), clientZone(data.zone()));
     }
     int nowOpen = open.incrementAndGet();
     log.info("connection opened: {} (id {}, {} open)", label, owner.id(), nowOpen);
@@ -215,5 +216,18 @@ final class SetupAcceptor implements SocketAcceptor {
     // A label ends up in logs: keep it printable and short.
     String printable = client.replaceAll("[^A-Za-z0-9._:@/-]", "_");
     return printable.length() > 64 ? printable.substring(0, 64) : printable;
+  }
+
+  /** The zone the client gave, when it is a valid name (another is ignored: the client stays where it is). */
+  private static @Nullable String clientZone(@Nullable String zone) {
+    if (zone == null || zone.isBlank()) {
+      return null;
+    }
+    try {
+      return Names.require("zone", zone);
+    } catch (RuntimeException e) {
+      log.debug("ignoring the client's zone '{}': {}", zone, e.getMessage());
+      return null;
+    }
   }
 }

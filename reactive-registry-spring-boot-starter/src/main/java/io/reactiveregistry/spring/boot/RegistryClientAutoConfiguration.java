@@ -35,6 +35,7 @@ public class RegistryClientAutoConfiguration {
     RegistryClient.Builder builder = RegistryClient.builder()
         .servers(properties.getServers().toArray(String[]::new))
         .clientName(clientName(properties, environment))
+        .zone(properties.getZone())
         .connectTimeout(properties.getConnectTimeout())
         .requestTimeout(properties.getRequestTimeout())
         .reconnectBackoff(properties.getReconnectMinBackoff(), properties.getReconnectMaxBackoff())

@@ -32,6 +32,13 @@ public class RegistryProperties {
   /** A token for a registry that requires authentication. */
   private @Nullable String token;
 
+  /**
+   * This application's zone: the client connects to the registry's members of this zone first
+   * (members started with --zone), and the load balancer prefers instances whose metadata zone is
+   * this zone while any of them serves traffic.
+   */
+  private @Nullable String zone;
+
   /** How long to wait for a connection to a server. */
   private Duration connectTimeout = Duration.ofSeconds(5);
 
@@ -335,6 +342,14 @@ public class RegistryProperties {
 
   public void setClientName(@Nullable String clientName) {
     this.clientName = clientName;
+  }
+
+  public @Nullable String getZone() {
+    return zone;
+  }
+
+  public void setZone(@Nullable String zone) {
+    this.zone = zone;
   }
 
   public @Nullable String getToken() {

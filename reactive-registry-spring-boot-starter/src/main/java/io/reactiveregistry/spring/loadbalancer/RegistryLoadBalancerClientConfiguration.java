@@ -26,7 +26,7 @@ public class RegistryLoadBalancerClientConfiguration {
       RegistryProperties properties) {
     String serviceId = LoadBalancerClientFactory.getName(environment);
     return new RegistryServiceInstanceListSupplier(serviceId, views, properties.getDiscovery().getPreferredCluster(),
-        properties.getDiscovery().getSelectors().get(serviceId));
+        properties.getDiscovery().getSelectors().get(serviceId), properties.getZone());
   }
 
   @Bean

@@ -22,6 +22,7 @@ public final class RegistryServiceInstanceListSupplier implements ServiceInstanc
   private final String serviceId;
   private final ServiceViews views;
   private final @Nullable String preferredCluster;
+  private final @Nullable String zone;
   private final Selection selection;
 
   public RegistryServiceInstanceListSupplier(String serviceId, ServiceViews views, @Nullable String preferredCluster) {
@@ -34,7 +35,14 @@ public final class RegistryServiceInstanceListSupplier implements ServiceInstanc
    */
   public RegistryServiceInstanceListSupplier(String serviceId, ServiceViews views, @Nullable String preferredCluster,
       @Nullable String selector) {
+    this(serviceId, views, preferredCluster, selector, null);
+  }
+
+  /** @param zone the application's zone: its instances (metadata {@code zone}) are preferred; null: none */
+  public RegistryServiceInstanceListSupplier(String serviceId, ServiceViews views, @Nullable String preferredCluster,
+      @Nullable String selector, @Nullable String zone) {
     this.serviceId = serviceId;
+    this.zone = zone;
     this.views = views;
     this.preferredCluster = preferredCluster;
     try {
@@ -56,7 +64,7 @@ public final class RegistryServiceInstanceListSupplier implements ServiceInstanc
   }
 
   private List<ServiceInstance> serving(ServiceView view) {
-    return InstanceChooser.candidates(view, preferredCluster).stream()
+    return InstanceChooser.candidates(view, preferredCluster, zone).stream()
         .<ServiceInstance>map(instance -> new RegistryServiceInstance(view.service(), instance))
         .toList();
   }

@@ -1,0 +1,134 @@
+package io.reactiveregistry.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.core.HeartbeatTimings;
+import io.reactiveregistry.server.e2e.MemberPorts;
+import io.reactiveregistry.server.e2e.WireClient;
+import io.reactiveregistry.server.nacos.NacosDoor;
+import io.reactiveregistry.server.replication.Replication;
+import io.reactiveregistry.server.storage.StorageConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+
+/**
+ * Zones: n1 is in zone a, n2 and n3 in zone b. Clients of zone a given only n2's address end up on
+ * n1 (the member of their zone), move to zone b when n1 stops, and come back once n1 is up again;
+ * their choices prefer instances of their zone while any serves traffic.
+ */
+class ZonesTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final int APPS = 6;
+  private static final Pattern CLIENT = Pattern.compile("\"client\":\"(zoned-\\d+)\"");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void clientsOfAZoneUseItsMembersFailOverToAnotherZoneAndComeBack() {
+    List<Integer> ports = MemberPorts.free(6);
+    String members = "n1=127.0.0.1:" + ports.get(0) + "/" + ports.get(3) + ",n2=127.0.0.1:" + ports.get(1) + "/"
+        + ports.get(4) + ",n3=127.0.0.1:" + ports.get(2) + "/" + ports.get(5);
+    List<String> zones = List.of("a", "b", "b");
+    List<RegistryServer> nodes = new ArrayList<>(Flux.range(1, 3)
+        .flatMapSequential(i -> RegistryServer.start(member(i, ports.get(i - 1), members, zones.get(i - 1))))
+        .collectList().block(Duration.ofSeconds(60)));
+    List<RegistryClient> apps = new ArrayList<>();
+    try {
+      for (int i = 0; i < APPS; i++) {
+        apps.add(RegistryClient.builder().servers("tcp://127.0.0.1:" + ports.get(1)).clientName("zoned-" + i)
+            .zone("a").build());
+      }
+      apps.forEach(app -> app.register(ServiceName.of("zoned"),
+          InstanceBody.of("127.0.0.1", 9100 + apps.indexOf(app), null, 1.0, Map.of())).block(WAIT));
+      // n2 asks them to go home to n1, the member of their zone.
+      await().atMost(WAIT).untilAsserted(() -> assertThat(clientsOn(ports.get(0))).hasSize(APPS));
+
+      // Zone a is lost: they go to zone b, the only one left.
+      nodes.get(0).disposeNow(Duration.ofSeconds(15));
+      await().atMost(WAIT).untilAsserted(() -> {
+        Set<String> elsewhere = new HashSet<>(clientsOn(ports.get(1)));
+        elsewhere.addAll(clientsOn(ports.get(2)));
+        assertThat(elsewhere).hasSize(APPS);
+      });
+      assertThat(apps).allMatch(RegistryClient::isConnected);
+
+      // n1 is back: they are moved back to it.
+      nodes.set(0, RegistryServer.start(member(1, ports.get(0), members, "a")).block(Duration.ofSeconds(60)));
+      await().atMost(WAIT).untilAsserted(() -> assertThat(clientsOn(ports.get(0))).hasSize(APPS));
+      assertThat(clientsOn(ports.get(1))).isEmpty();
+      assertThat(clientsOn(ports.get(2))).isEmpty();
+    } finally {
+      apps.forEach(RegistryClient::closeAndWait);
+      for (RegistryServer node : nodes) {
+        node.disposeNow(Duration.ofSeconds(10));
+      }
+    }
+  }
+
+  @Test
+  void aClientOfAZoneChoosesInstancesOfItsZoneWhileAnyServesTraffic() {
+    RegistryServer server = TestServers.start(0);
+    RegistryClient registrar = RegistryClient.builder().servers(TestServers.address(server)).build();
+    RegistryClient caller = RegistryClient.builder().servers(TestServers.address(server)).zone("a").build();
+    try {
+      ServiceName service = ServiceName.of("zoned-backends");
+      Registration inZone = registrar.register(service, InstanceBody.of("127.0.0.1", 9201, null, 1.0,
+          Map.of("zone", "a"))).block(WAIT);
+      registrar.register(service, InstanceBody.of("127.0.0.1", 9202, null, 1.0, Map.of("zone", "b"))).block(WAIT);
+      registrar.register(service, InstanceBody.of("127.0.0.1", 9203, null, 1.0, Map.of())).block(WAIT);
+      await().atMost(WAIT).untilAsserted(() -> assertThat(caller.query(service).block(WAIT).instances()).hasSize(3));
+      for (int i = 0; i < 30; i++) {
+        assertThat(caller.choose(service).block(WAIT).port()).isEqualTo(9201);
+      }
+      inZone.deregister().block(WAIT);
+      Set<Integer> chosen = new HashSet<>();
+      await().atMost(WAIT).untilAsserted(() -> {
+        chosen.add(caller.choose(service).block(WAIT).port());
+        assertThat(chosen).containsExactlyInAnyOrder(9202, 9203);
+      });
+    } finally {
+      caller.closeAndWait();
+      registrar.closeAndWait();
+      server.disposeNow(Duration.ofSeconds(10));
+    }
+  }
+
+  /** The names of the zoned clients connected to the member on {@code port}. */
+  private static List<String> clientsOn(int port) {
+    try (WireClient ops = WireClient.connect(port, "ops")) {
+      Matcher client = CLIENT.matcher(ops.call("admin.connections", "{}"));
+      List<String> found = new ArrayList<>();
+      while (client.find()) {
+        found.add(client.group(1));
+      }
+      return found;
+    }
+  }
+
+  private ServerConfig member(int i, int port, String members, String zone) {
+    return ServerConfig.DEFAULTS.withHost("127.0.0.1").withTcpPort(port).withWebSocketPort(0).withHttpPort(0)
+        .withNacos(NacosDoor.Settings.OFF)
+        .withHeartbeat(new HeartbeatTimings(100, 1_000, 2_000))
+        // Digests, which carry each member's zone, every 200 ms: rounds follow one another quickly.
+        .withReplication(new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(200),
+            Duration.ofSeconds(10), 5, 0.1).withZone(zone))
+        .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)
+            .withCluster(ClusterConfig.parse("n" + i, members)));
+  }
+}
