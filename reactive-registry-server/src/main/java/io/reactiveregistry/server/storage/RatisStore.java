@@ -337,14 +337,18 @@ public final class RatisStore implements Storage {
         .build();
   }
 
-  /** The group of these members; each peer carries its RSocket address too, so a membership change tells it. */
+  /**
+   * The group of these members; each peer carries its RSocket address too, so a membership change
+   * tells it. It rides in the peer's data-stream address, a field Ratis leaves alone while its data
+   * streams are off (they are): the client address is where Ratis's gRPC clients send requests.
+   */
   private static RaftGroup group(List<ClusterConfig.Member> members) {
     return RaftGroup.valueOf(GROUP_ID, members.stream().map(RatisStore::peer).toList());
   }
 
   private static RaftPeer peer(ClusterConfig.Member member) {
     return RaftPeer.newBuilder().setId(member.id()).setAddress(member.raftAddress())
-        .setClientAddress(member.address()).build();
+        .setDataStreamAddress(member.address()).build();
   }
 
   private static RaftClient client(RaftProperties properties, Parameters parameters, RaftGroup group) {
@@ -362,8 +366,9 @@ public final class RatisStore implements Storage {
 
   /**
    * The group committed (or this member's log holds) a membership: it becomes the one every part
-   * of the server follows, and the one the membership file records for the next start. A peer
-   * without an RSocket address (a group started before peers carried one) keeps the address it had.
+   * of the server follows, and the one the membership file records for the next start. A member
+   * this node knew keeps the addresses it had here; a new one takes those the group carries (one
+   * without an RSocket address, from a group started before peers carried one, is left out).
    */
   private static void committed(Path dataDir, Membership membership, Collection<RaftPeer> peers) {
     if (peers.isEmpty()) {
@@ -373,14 +378,21 @@ public final class RatisStore implements Storage {
     List<ClusterConfig.Member> members = new ArrayList<>();
     for (RaftPeer peer : peers) {
       String id = peer.getId().toString();
+      // How this member reaches a peer it knows is its own configuration (a proxy, another
+      // interface): only the members it did not know take the addresses the group carries.
+      Optional<ClusterConfig.Member> local = known.member(id);
+      if (local.isPresent()) {
+        members.add(local.get());
+        continue;
+      }
       String raft = peer.getAddress();
       int colon = raft.lastIndexOf(':');
       String host = raft.substring(0, colon).replace("[", "").replace("]", "");
       int raftPort = Integer.parseInt(raft.substring(colon + 1));
-      String client = peer.getClientAddress();
+      String client = peer.getDataStreamAddress();
       int port = client != null && client.lastIndexOf(':') > 0
           ? Integer.parseInt(client.substring(client.lastIndexOf(':') + 1))
-          : known.member(id).map(ClusterConfig.Member::port).orElse(-1);
+          : -1;
       if (port < 1) {
         log.warn("the group's member {} at {} carries no RSocket address; it is left out of the members this "
             + "node reaches until it is added again with one", id, raft);

@@ -90,7 +90,8 @@ final class RegistryStateMachine extends BaseStateMachine {
   public void notifyConfigurationChanged(long term, long index, RaftConfigurationProto configuration) {
     onMembership.accept(configuration.getPeersList().stream()
         .map(peer -> RaftPeer.newBuilder().setId(peer.getId().toStringUtf8()).setAddress(peer.getAddress())
-            .setClientAddress(peer.getClientAddress().isEmpty() ? null : peer.getClientAddress()).build())
+            .setDataStreamAddress(peer.getDataStreamAddress().isEmpty() ? null : peer.getDataStreamAddress())
+            .build())
         .toList());
   }
 

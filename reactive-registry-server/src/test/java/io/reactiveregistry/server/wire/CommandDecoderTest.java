@@ -77,9 +77,12 @@ class CommandDecoderTest {
   void everyRouteThatChangesTheRegistryIsInTheTableAndNoReadIs() {
     Set<Route> reads = EnumSet.of(Route.SERVICE_QUERY, Route.SERVICE_LIST, Route.ADMIN_SERVICE_GET,
         Route.ADMIN_SERVICE_INSTANCES, Route.ADMIN_CONNECTIONS, Route.SERVER_INFO);
+    // Membership changes are the Raft group's, not the registry's: the layer hands them to the storage.
+    Set<Route> clusterOperations = EnumSet.of(Route.ADMIN_MEMBERS_ADD, Route.ADMIN_MEMBERS_REMOVE);
     for (Route route : Route.values()) {
       boolean stream = route.interaction() == Interaction.REQUEST_STREAM;
-      assertThat(CommandDecoder.decodes(route)).as(route.routeName()).isEqualTo(!stream && !reads.contains(route));
+      assertThat(CommandDecoder.decodes(route)).as(route.routeName())
+          .isEqualTo(!stream && !reads.contains(route) && !clusterOperations.contains(route));
     }
   }
 }

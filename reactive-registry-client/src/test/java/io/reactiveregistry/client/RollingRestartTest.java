@@ -1,0 +1,148 @@
+package io.reactiveregistry.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.server.RegistryServer;
+import io.reactiveregistry.server.ServerConfig;
+import io.reactiveregistry.server.cluster.ClusterConfig;
+import io.reactiveregistry.server.core.HeartbeatTimings;
+import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.e2e.MemberPorts;
+import io.reactiveregistry.server.e2e.WireClient;
+import io.reactiveregistry.server.nacos.NacosDoor;
+import io.reactiveregistry.server.replication.Replication;
+import io.reactiveregistry.server.storage.StorageConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+
+/**
+ * A rolling restart with 300 clients registered and a subscriber on every member: each member in
+ * turn is stopped (its clients asked to move) and started again on its data directory, the next
+ * only once it is back. No subscriber ever sees an instance removed, every instance is on every
+ * member at the end, and after the last restart the members spread the clients again, each holding
+ * its share within the tolerance.
+ */
+@Tag("process") // a cluster, 300 clients, three restarts: left out by -Pquick like the process suites; run in CI
+class RollingRestartTest {
+  private static final ServiceName ORDERS = ServiceName.of("orders");
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  /** 300 in the suite; {@code -DrollingRestart.apps=1000} for load-tests/RESULTS.md's figure. */
+  private static final int APPS = Integer.getInteger("rollingRestart.apps", 300);
+  private static final Pattern CLIENT = Pattern.compile("\"client\":\"app-\\d+\"");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void restartingEveryMemberInTurnRemovesNoInstanceAndTheClientsEndUpSpread() {
+    List<Integer> ports = MemberPorts.free(6);
+    String members = "n1=127.0.0.1:" + ports.get(0) + "/" + ports.get(3) + ",n2=127.0.0.1:" + ports.get(1) + "/"
+        + ports.get(4) + ",n3=127.0.0.1:" + ports.get(2) + "/" + ports.get(5);
+    List<RegistryServer> nodes = new ArrayList<>(Flux.range(1, 3)
+        .flatMapSequential(i -> RegistryServer.start(member(i, ports.get(i - 1), members)))
+        .collectList().block(WAIT));
+    String[] servers = ports.subList(0, 3).stream().map(port -> "tcp://127.0.0.1:" + port).toArray(String[]::new);
+    List<RegistryClient> apps = new ArrayList<>();
+    List<String> pushed = new CopyOnWriteArrayList<>();
+    List<WireClient> watchers = new ArrayList<>();
+    List<Disposable> watches = new ArrayList<>();
+    try {
+      for (int i = 0; i < APPS; i++) {
+        apps.add(RegistryClient.builder().servers(servers).clientName("app-" + i).build());
+      }
+      Flux.fromIterable(apps)
+          .flatMap(app -> app.register(ORDERS, InstanceBody.of("127.0.0.1", 10_000 + apps.indexOf(app), null, 1.0,
+              Map.of())), 32)
+          .blockLast(WAIT);
+      for (RegistryServer node : nodes) {
+        await().atMost(WAIT).untilAsserted(() -> assertThat(instancesOn(node)).isEqualTo(APPS));
+      }
+
+      long began = System.nanoTime();
+      List<Long> stops = new ArrayList<>();
+      for (int restarted = 0; restarted < 3; restarted++) {
+        // A subscriber on each of the other two members, following the whole restart.
+        for (int other = 0; other < 3; other++) {
+          if (other != restarted) {
+            WireClient watcher = WireClient.connect(ports.get(other), "watcher-" + restarted + "-" + other);
+            watchers.add(watcher);
+            watches.add(watcher.stream("service.subscribe", "{\"service\":\"orders\"}").subscribe(pushed::add));
+          }
+        }
+        long stopping = System.nanoTime();
+        nodes.get(restarted).disposeNow(WAIT);
+        stops.add(Duration.ofNanos(System.nanoTime() - stopping).toMillis());
+        assertThat(apps).as("connected once n%d stopped", restarted + 1).allMatch(RegistryClient::isConnected);
+        nodes.set(restarted, RegistryServer.start(member(restarted + 1, ports.get(restarted), members)).block(WAIT));
+        RegistryServer back = nodes.get(restarted);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(instancesOn(back)).isEqualTo(APPS));
+        watches.forEach(Disposable::dispose);
+        watches.clear();
+      }
+      long restartedAll = Duration.ofNanos(System.nanoTime() - began).toMillis();
+      assertThat(pushed).as("frames pushed to the subscribers").isNotEmpty()
+          .noneMatch(frame -> frame.contains("\"REMOVE\""));
+
+      // Spread again: 100 each, within the tolerance (10 %) and the slack.
+      await().atMost(WAIT).untilAsserted(() -> {
+        List<Integer> held = ports.subList(0, 3).stream().map(RollingRestartTest::clientsOn).toList();
+        assertThat(held.stream().mapToInt(Integer::intValue).sum()).isEqualTo(APPS);
+        assertThat(held).allSatisfy(count -> assertThat(count).isBetween(APPS * 85 / 300, APPS * 115 / 300));
+      });
+      System.out.printf("rolling restart of 3 members with %d clients: %d ms in all, each stop (its clients moved) "
+          + "%s ms, spread again %d ms after the last restart%n", APPS, restartedAll, stops,
+          Duration.ofNanos(System.nanoTime() - began).toMillis() - restartedAll);
+      for (RegistryServer node : nodes) {
+        assertThat(instancesOn(node)).isEqualTo(APPS);
+      }
+    } finally {
+      watches.forEach(Disposable::dispose);
+      watchers.forEach(WireClient::close);
+      Flux.fromIterable(apps).flatMap(RegistryClient::close, 32).blockLast(WAIT);
+      for (RegistryServer node : nodes) {
+        node.disposeNow(Duration.ofSeconds(10));
+      }
+    }
+  }
+
+  private static int instancesOn(RegistryServer node) {
+    return node.runtime().read(reads -> reads.instanceRecords(ServiceKey.of(Protocol.DEFAULT_NAMESPACE,
+        Protocol.DEFAULT_GROUP, "orders")).size());
+  }
+
+  /** How many of the apps are connected to the member on {@code port}. */
+  private static int clientsOn(int port) {
+    try (WireClient ops = WireClient.connect(port, "ops")) {
+      Matcher client = CLIENT.matcher(ops.call("admin.connections", "{}"));
+      int found = 0;
+      while (client.find()) {
+        found++;
+      }
+      return found;
+    }
+  }
+
+  private ServerConfig member(int i, int port, String members) {
+    return ServerConfig.DEFAULTS.withHost("127.0.0.1").withTcpPort(port).withWebSocketPort(0).withHttpPort(0)
+        .withNacos(NacosDoor.Settings.OFF)
+        .withHeartbeat(new HeartbeatTimings(1_000, 5_000, 10_000))
+        .withReplication(new Replication.Settings(Duration.ofSeconds(4), Duration.ofMillis(500),
+            Duration.ofSeconds(10), 50, 0.1))
+        .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)
+            .withCluster(ClusterConfig.parse("n" + i, members)));
+  }
+}
