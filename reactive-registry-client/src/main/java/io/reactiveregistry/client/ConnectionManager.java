@@ -23,6 +23,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -73,7 +75,12 @@ final class ConnectionManager implements Disposable {
   private volatile Disposable connecting;
   private volatile Link current;
   /** The connection being moved away from, while a move is under way (guarded by this). */
-  private @Nullable Link moving;
+  /**
+   * The connections this client is moving away from: asked to move, it keeps each until the server
+   * closes it (every registration taken over elsewhere). A connection it moved to may itself be
+   * asked to move meanwhile (its member stops, or rebalances): that is a move of its own.
+   */
+  private final Set<Link> leaving = ConcurrentHashMap.newKeySet();
   /**
    * Whether no server can be reached now: a connection was lost, or an attempt failed, and none
    * has succeeded since. (Not while the first attempt is still under way.)
@@ -206,10 +213,9 @@ final class ConnectionManager implements Disposable {
    */
   void move(Link from, MoveRequest request) {
     synchronized (this) {
-      if (closed || current != from || moving != null) {
+      if (closed || current != from || !leaving.add(from)) {
         return;
       }
-      moving = from;
     }
     List<URI> destinations = destinations(from.server(), request.members());
     log.info("registry {} asks this client to move ({}); moving to one of {}", from.server(), request.reason(),
@@ -246,7 +252,7 @@ final class ConnectionManager implements Disposable {
   private void movedTo(Link from, Link to) {
     synchronized (this) {
       if (closed || current != from) {
-        moving = null;
+        leaving.remove(from);
         to.socket().dispose();
         return;
       }
@@ -258,9 +264,7 @@ final class ConnectionManager implements Disposable {
     from.socket().onClose()
         .timeout(moveTimeout, Mono.fromRunnable(() -> from.socket().dispose()))
         .doFinally(signal -> {
-          synchronized (this) {
-            moving = null;
-          }
+          leaving.remove(from);
           log.info("moved from registry {} to {} (connection {})", from.server(), to.server(), to.generation());
         })
         .subscribe(null, error -> { });
@@ -270,9 +274,7 @@ final class ConnectionManager implements Disposable {
   private void stayed(Link from) {
     log.warn("could not move away from registry {}: no other server answered; staying until it closes the "
         + "connection", from.server());
-    synchronized (this) {
-      moving = null;
-    }
+    leaving.remove(from);
     if (from.socket().isDisposed()) {
       lost(from);
     }
@@ -303,7 +305,7 @@ final class ConnectionManager implements Disposable {
    */
   private void lost(Link link) {
     synchronized (this) {
-      if (closed || current != link || moving == link) {
+      if (closed || current != link || leaving.contains(link)) {
         return;
       }
       current = null;

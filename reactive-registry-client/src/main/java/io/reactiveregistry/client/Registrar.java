@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,13 +99,37 @@ final class Registrar implements Disposable {
 
   Mono<io.reactiveregistry.client.Registration> register(ServiceName service, boolean ephemeral, InstanceBody instance) {
     Registration body = new Registration(service.namespace(), service.group(), service.service(), ephemeral, instance);
-    return connections.link(requestTimeout).flatMap(link -> send(link, body).map(result -> {
+    return onALiveLink(link -> send(link, body).map(result -> {
       Active registration = new Active(service, ephemeral, instance, result);
       active.put(registration.key(), registration); // replaces this client's earlier one, if any
       registration.keepAlive(link, result.heartbeatIntervalMs());
       againIfReplaced(link, now -> registerAgain(registration, now));
       return (io.reactiveregistry.client.Registration) registration;
     }));
+  }
+
+  /** Retried on the next connection when the one a request went out on closed under it. */
+  private static final int ATTEMPTS_ACROSS_CONNECTIONS = 3;
+
+  /**
+   * {@code attempt} on the live connection; made again on the next one when that connection closed
+   * before the answer came (the client moved to another member, or lost it): registering again is
+   * harmless, and the caller should not see the move.
+   */
+  private <T> Mono<T> onALiveLink(Function<Link, Mono<T>> attempt) {
+    return Mono.defer(() -> connections.link(requestTimeout))
+        .flatMap(link -> attempt.apply(link)
+            .onErrorMap(error -> !Wire.isRefusal(error) && link.socket().isDisposed(), ClosedUnder::new))
+        .retryWhen(Retry.max(ATTEMPTS_ACROSS_CONNECTIONS - 1).filter(ClosedUnder.class::isInstance)
+            .onRetryExhaustedThrow((spec, signal) -> signal.failure()))
+        .onErrorMap(ClosedUnder.class, Throwable::getCause);
+  }
+
+  /** The connection a request went out on closed before its answer came. */
+  private static final class ClosedUnder extends RuntimeException {
+    ClosedUnder(Throwable cause) {
+      super(cause.getMessage(), cause, false, false);
+    }
   }
 
   /**
@@ -138,7 +163,7 @@ final class Registrar implements Disposable {
   Mono<io.reactiveregistry.client.BatchRegistration> registerBatch(ServiceName service, List<InstanceBody> instances) {
     BatchRegistration body = new BatchRegistration(service.namespace(), service.group(), service.service(),
         List.copyOf(instances));
-    return connections.link(requestTimeout).flatMap(link -> sendBatch(link, body).map(result -> {
+    return onALiveLink(link -> sendBatch(link, body).map(result -> {
       ActiveBatch batch = new ActiveBatch(service, body, result);
       batches.put(service, batch);
       batch.keepAlive(link, result);
