@@ -22,6 +22,7 @@ import io.reactiveregistry.server.errors.ErrorTable;
 import io.reactiveregistry.server.errors.WireError;
 import io.reactiveregistry.server.eureka.EurekaDoor;
 import io.reactiveregistry.server.request.Answer;
+import io.reactiveregistry.server.request.Catalog;
 import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.Credential;
@@ -63,7 +64,7 @@ public final class HttpEndpoint {
   private static final String BEARER = "Bearer ";
   private static final String BASIC = "Basic ";
   private static final Set<String> PATHS = Set.of("/", "/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services",
-      "/api/v1/trace", "/api/v1/backup");
+      "/api/v1/trace", "/api/v1/backup", "/api/v1/prometheus/targets");
   /** The largest request body a POST may carry: what an RSocket request may (the default frame limit). */
   private static final int MAX_BODY_BYTES = 1 << 20;
   /** A comment line this often on a quiet watch, so that proxies and clients see the stream alive. */
@@ -151,6 +152,7 @@ public final class HttpEndpoint {
             .get("/api/v1/watch/{namespace}/{group}/{service}", this::watch)
             .get("/api/v1/trace", this::trace)
             .get("/api/v1/backup", this::backup)
+            .get("/api/v1/prometheus/targets", this::prometheusTargets)
             .get("/api/v1/catalog/{namespace}", this::catalog)
             .post("/api/v1/{route}", this::call)
             .route(request -> true, this::unrouted))
@@ -266,6 +268,23 @@ public final class HttpEndpoint {
               .header(HttpHeaderNames.CONTENT_DISPOSITION, "attachment; filename=\"registry.backup\"")
               .sendByteArray(Flux.fromIterable(pieces)).then())
           .onErrorResume(RuntimeException.class, e -> Mono.from(refusal(response, e)));
+    } catch (RuntimeException e) {
+      return refusal(response, e);
+    }
+  }
+
+  /**
+   * {@code GET /api/v1/prometheus/targets?namespace=&group=&service=}: the instances of a namespace
+   * and group as Prometheus's HTTP service discovery reads them ({@link PrometheusTargets}), with
+   * {@code service.list}'s permission.
+   */
+  private Publisher<Void> prometheusTargets(HttpServerRequest request, HttpServerResponse response) {
+    try {
+      Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
+      Catalog catalog = layer.catalog(principalOf(request), first(params, "namespace"), first(params, "group"));
+      byte[] body = JsonCodec.json().encode(PrometheusTargets.of(catalog, first(params, "service")));
+      return response.status(HttpResponseStatus.OK).header(HttpHeaderNames.CONTENT_TYPE, JSON)
+          .sendByteArray(Mono.just(body)).then();
     } catch (RuntimeException e) {
       return refusal(response, e);
     }
