@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.reactiveregistry.protocol.Protocol;
+import io.reactiveregistry.protocol.message.ClusterInfo;
 import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.cluster.ClusterConfig;
@@ -94,6 +96,9 @@ class RollingRestartTest {
         nodes.set(restarted, RegistryServer.start(member(restarted + 1, ports.get(restarted), members)).block(WAIT));
         RegistryServer back = nodes.get(restarted);
         await().atMost(WAIT).untilAsserted(() -> assertThat(instancesOn(back)).isEqualTo(APPS));
+        // As the README's procedure (and cluster.sh rolling-restart) has it: the next member stops
+        // only once every member follows every other's stream again.
+        await().atMost(WAIT).until(() -> ports.subList(0, 3).stream().allMatch(RollingRestartTest::streamsFromAll));
         watches.forEach(Disposable::dispose);
         watches.clear();
       }
@@ -126,6 +131,14 @@ class RollingRestartTest {
   private static int instancesOn(RegistryServer node) {
     return node.runtime().read(reads -> reads.instanceRecords(ServiceKey.of(Protocol.DEFAULT_NAMESPACE,
         Protocol.DEFAULT_GROUP, "orders")).size());
+  }
+
+  /** The member on {@code port} follows both its peers' streams. */
+  private static boolean streamsFromAll(int port) {
+    try (WireClient ops = WireClient.connect(port, "ops")) {
+      List<ClusterInfo.Peer> peers = ops.call("server.info", "{}", ServerInfo.class).cluster().replication();
+      return peers.size() == 2 && peers.stream().allMatch(ClusterInfo.Peer::connected);
+    }
   }
 
   /** How many of the apps are connected to the member on {@code port}. */
