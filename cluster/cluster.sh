@@ -115,7 +115,6 @@ any_running() {
   exit 1
 }
 
-cli() { java -jar registry-cli/target/registry-cli.jar "$@"; }
 
 leader() {
   local node
@@ -186,15 +185,17 @@ case "${1:-}" in
     case " ${nodes[*]} " in *" $node "*) ;; *) nodes+=("$node") ;; esac
     start_node "$node"
     await_ready "$node"
-    echo "$node joined; the members as it sees them:"
-    cli --target "tcp://127.0.0.1:$(( 7070 + $(offset "$node") ))" members
+    echo "$node joined; the cluster as it sees it: $(curl -fsS "http://127.0.0.1:$(http_port "$node")/api/v1/cluster")"
     ;;
   remove)
     node=${2:?which node to remove: n1, n2, ...}
     asked=
     for other in "${nodes[@]}"; do [ "$other" != "$node" ] && running "$other" && asked=$other && break; done
     [ -n "$asked" ] || { echo "no other member is running to ask" >&2; exit 1; }
-    cli --target "tcp://127.0.0.1:$(( 7070 + $(offset "$asked") ))" members remove "$node"
+    # admin.members.remove over HTTP (registry-cli members remove does the same over RSocket).
+    curl -sS --fail-with-body -X POST "http://127.0.0.1:$(http_port "$asked")/api/v1/admin.members.remove" \
+      -d "{\"node\":\"$node\"}" || { echo; echo "$asked refused to remove $node (see above)" >&2; exit 1; }
+    echo
     signal_node TERM "$node"
     rm -rf "$run/$node-data"
     echo "$node removed (asked of $asked) and stopped"

@@ -6,19 +6,14 @@ import static org.awaitility.Awaitility.await;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
-import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
-import io.reactiveregistry.server.e2e.MemberPorts;
-import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.replication.Replication;
-import io.reactiveregistry.server.storage.StorageConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.core.publisher.Flux;
 
 /**
  * A client given the address of one member of a three-node cluster learns the others from it, and
@@ -35,12 +30,9 @@ class ClusterFailoverTest {
 
   @Test
   void aClientGivenOneMemberLearnsTheOthersAndFailsOverToThem() {
-    List<Integer> ports = MemberPorts.free(6);
-    String members = "n1=127.0.0.1:" + ports.get(0) + "/" + ports.get(3) + ",n2=127.0.0.1:" + ports.get(1) + "/"
-        + ports.get(4) + ",n3=127.0.0.1:" + ports.get(2) + "/" + ports.get(5);
-    List<RegistryServer> nodes = Flux.range(1, 3)
-        .flatMapSequential(i -> RegistryServer.start(member(i, ports.get(i - 1), members)))
-        .collectList().block(Duration.ofSeconds(60));
+    TestCluster cluster = new TestCluster(dir);
+    List<Integer> ports = cluster.ports;
+    List<RegistryServer> nodes = TestCluster.start(i -> member(cluster, i));
     RegistryClient app = RegistryClient.builder().servers("tcp://127.0.0.1:" + ports.get(0)).clientName("app")
         .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500)).build();
     RegistryClient watcher = RegistryClient.builder().servers("tcp://127.0.0.1:" + ports.get(2))
@@ -73,12 +65,8 @@ class ClusterFailoverTest {
     }
   }
 
-  private ServerConfig member(int i, int port, String members) {
-    return ServerConfig.DEFAULTS.withHost("127.0.0.1").withTcpPort(port).withWebSocketPort(0).withHttpPort(0)
-        .withNacos(NacosDoor.Settings.OFF)
-        .withHeartbeat(new HeartbeatTimings(100, 1_000, 2_000))
-        .withReplication(new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(500)))
-        .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)
-            .withCluster(ClusterConfig.parse("n" + i, members)));
+  private static ServerConfig member(TestCluster cluster, int i) {
+    return cluster.member(i, new HeartbeatTimings(100, 1_000, 2_000),
+        new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(500)));
   }
 }

@@ -7,14 +7,10 @@ import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
-import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.ServiceKey;
-import io.reactiveregistry.server.e2e.MemberPorts;
 import io.reactiveregistry.server.e2e.WireClient;
-import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.replication.Replication;
-import io.reactiveregistry.server.storage.StorageConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +20,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 
 /**
  * Clients that all connect to one member of three are spread over the three by the members
@@ -44,12 +39,9 @@ class RebalanceTest {
 
   @Test
   void clientsCrowdedOnOneMemberAreSpreadOverAllWithoutAnInstanceGoing() {
-    List<Integer> ports = MemberPorts.free(6);
-    String members = "n1=127.0.0.1:" + ports.get(0) + "/" + ports.get(3) + ",n2=127.0.0.1:" + ports.get(1) + "/"
-        + ports.get(4) + ",n3=127.0.0.1:" + ports.get(2) + "/" + ports.get(5);
-    List<RegistryServer> nodes = Flux.range(1, 3)
-        .flatMapSequential(i -> RegistryServer.start(member(i, ports.get(i - 1), members)))
-        .collectList().block(Duration.ofSeconds(60));
+    TestCluster cluster = new TestCluster(dir);
+    List<Integer> ports = cluster.ports;
+    List<RegistryServer> nodes = TestCluster.start(i -> member(cluster, i));
     List<RegistryClient> apps = new ArrayList<>();
     List<String> pushed = new CopyOnWriteArrayList<>();
     try (WireClient watcher = WireClient.connect(ports.get(1), "watcher")) {
@@ -86,14 +78,9 @@ class RebalanceTest {
         Protocol.DEFAULT_GROUP, "orders")).size());
   }
 
-  private ServerConfig member(int i, int port, String members) {
-    return ServerConfig.DEFAULTS.withHost("127.0.0.1").withTcpPort(port).withWebSocketPort(0).withHttpPort(0)
-        .withNacos(NacosDoor.Settings.OFF)
-        .withHeartbeat(new HeartbeatTimings(100, 1_000, 2_000))
-        // Digests, which carry each member's count, every 200 ms: rounds follow one another quickly.
-        .withReplication(new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(200),
-            Duration.ofSeconds(10), 5, 0.1))
-        .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)
-            .withCluster(ClusterConfig.parse("n" + i, members)));
+  private static ServerConfig member(TestCluster cluster, int i) {
+    // Digests, which carry each member's count, every 200 ms: rounds follow one another quickly.
+    return cluster.member(i, new HeartbeatTimings(100, 1_000, 2_000),
+        new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(10), 5, 0.1));
   }
 }

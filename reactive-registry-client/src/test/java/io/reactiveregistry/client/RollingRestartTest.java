@@ -9,14 +9,10 @@ import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
-import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.ServiceKey;
-import io.reactiveregistry.server.e2e.MemberPorts;
 import io.reactiveregistry.server.e2e.WireClient;
-import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.replication.Replication;
-import io.reactiveregistry.server.storage.StorageConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,12 +47,9 @@ class RollingRestartTest {
 
   @Test
   void restartingEveryMemberInTurnRemovesNoInstanceAndTheClientsEndUpSpread() {
-    List<Integer> ports = MemberPorts.free(6);
-    String members = "n1=127.0.0.1:" + ports.get(0) + "/" + ports.get(3) + ",n2=127.0.0.1:" + ports.get(1) + "/"
-        + ports.get(4) + ",n3=127.0.0.1:" + ports.get(2) + "/" + ports.get(5);
-    List<RegistryServer> nodes = new ArrayList<>(Flux.range(1, 3)
-        .flatMapSequential(i -> RegistryServer.start(member(i, ports.get(i - 1), members)))
-        .collectList().block(WAIT));
+    TestCluster cluster = new TestCluster(dir);
+    List<Integer> ports = cluster.ports;
+    List<RegistryServer> nodes = new ArrayList<>(TestCluster.start(i -> member(cluster, i)));
     String[] servers = ports.subList(0, 3).stream().map(port -> "tcp://127.0.0.1:" + port).toArray(String[]::new);
     List<RegistryClient> apps = new ArrayList<>();
     List<String> pushed = new CopyOnWriteArrayList<>();
@@ -93,7 +86,7 @@ class RollingRestartTest {
         int stoppedNode = restarted + 1;
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(apps)
             .as("connected once n%d stopped", stoppedNode).allMatch(RegistryClient::isConnected));
-        nodes.set(restarted, RegistryServer.start(member(restarted + 1, ports.get(restarted), members)).block(WAIT));
+        nodes.set(restarted, RegistryServer.start(member(cluster, restarted + 1)).block(WAIT));
         RegistryServer back = nodes.get(restarted);
         await().atMost(WAIT).untilAsserted(() -> assertThat(instancesOn(back)).isEqualTo(APPS));
         // As the README's procedure (and cluster.sh rolling-restart) has it: the next member stops
@@ -153,13 +146,8 @@ class RollingRestartTest {
     }
   }
 
-  private ServerConfig member(int i, int port, String members) {
-    return ServerConfig.DEFAULTS.withHost("127.0.0.1").withTcpPort(port).withWebSocketPort(0).withHttpPort(0)
-        .withNacos(NacosDoor.Settings.OFF)
-        .withHeartbeat(new HeartbeatTimings(1_000, 5_000, 10_000))
-        .withReplication(new Replication.Settings(Duration.ofSeconds(4), Duration.ofMillis(500),
-            Duration.ofSeconds(10), 50, 0.1))
-        .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)
-            .withCluster(ClusterConfig.parse("n" + i, members)));
+  private static ServerConfig member(TestCluster cluster, int i) {
+    return cluster.member(i, new HeartbeatTimings(1_000, 5_000, 10_000),
+        new Replication.Settings(Duration.ofSeconds(4), Duration.ofMillis(500), Duration.ofSeconds(10), 50, 0.1));
   }
 }

@@ -6,13 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
-import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
-import io.reactiveregistry.server.e2e.MemberPorts;
 import io.reactiveregistry.server.e2e.WireClient;
-import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.replication.Replication;
-import io.reactiveregistry.server.storage.StorageConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +20,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.core.publisher.Flux;
 
 /**
  * Zones: n1 is in zone a, n2 and n3 in zone b. Clients of zone a given only n2's address end up on
@@ -41,13 +36,10 @@ class ZonesTest {
 
   @Test
   void clientsOfAZoneUseItsMembersFailOverToAnotherZoneAndComeBack() {
-    List<Integer> ports = MemberPorts.free(6);
-    String members = "n1=127.0.0.1:" + ports.get(0) + "/" + ports.get(3) + ",n2=127.0.0.1:" + ports.get(1) + "/"
-        + ports.get(4) + ",n3=127.0.0.1:" + ports.get(2) + "/" + ports.get(5);
+    TestCluster cluster = new TestCluster(dir);
+    List<Integer> ports = cluster.ports;
     List<String> zones = List.of("a", "b", "b");
-    List<RegistryServer> nodes = new ArrayList<>(Flux.range(1, 3)
-        .flatMapSequential(i -> RegistryServer.start(member(i, ports.get(i - 1), members, zones.get(i - 1))))
-        .collectList().block(Duration.ofSeconds(60)));
+    List<RegistryServer> nodes = new ArrayList<>(TestCluster.start(i -> member(cluster, i, zones.get(i - 1))));
     List<RegistryClient> apps = new ArrayList<>();
     try {
       for (int i = 0; i < APPS; i++) {
@@ -69,7 +61,7 @@ class ZonesTest {
       assertThat(apps).allMatch(RegistryClient::isConnected);
 
       // n1 is back: they are moved back to it.
-      nodes.set(0, RegistryServer.start(member(1, ports.get(0), members, "a")).block(Duration.ofSeconds(60)));
+      nodes.set(0, RegistryServer.start(member(cluster, 1, "a")).block(Duration.ofSeconds(60)));
       await().atMost(WAIT).untilAsserted(() -> assertThat(clientsOn(ports.get(0))).hasSize(APPS));
       assertThat(clientsOn(ports.get(1))).isEmpty();
       assertThat(clientsOn(ports.get(2))).isEmpty();
@@ -121,14 +113,10 @@ class ZonesTest {
     }
   }
 
-  private ServerConfig member(int i, int port, String members, String zone) {
-    return ServerConfig.DEFAULTS.withHost("127.0.0.1").withTcpPort(port).withWebSocketPort(0).withHttpPort(0)
-        .withNacos(NacosDoor.Settings.OFF)
-        .withHeartbeat(new HeartbeatTimings(100, 1_000, 2_000))
-        // Digests, which carry each member's zone, every 200 ms: rounds follow one another quickly.
-        .withReplication(new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(200),
-            Duration.ofSeconds(10), 5, 0.1).withZone(zone))
-        .withStorage(new StorageConfig(dir.resolve("n" + i), 0, 10_000, 10_000)
-            .withCluster(ClusterConfig.parse("n" + i, members)));
+  private static ServerConfig member(TestCluster cluster, int i, String zone) {
+    // Digests, which carry each member's zone, every 200 ms: rounds follow one another quickly.
+    return cluster.member(i, new HeartbeatTimings(100, 1_000, 2_000),
+        new Replication.Settings(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(10), 5, 0.1)
+            .withZone(zone));
   }
 }
