@@ -11,6 +11,7 @@ import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -130,9 +131,12 @@ public final class HealthChecker {
    * long checks take. Completes one interval after it started.
    */
   Flux<HealthTarget> round(Scheduler scheduler) {
-    Predicate<ServiceKey> mine = share;
+    // Decided once a service per round: a service has many instances, and the share asks which
+    // members are up each time.
+    Predicate<ServiceKey> share = this.share;
+    Map<ServiceKey, Boolean> mine = new HashMap<>();
     List<HealthTarget> targets = runtime.read(RegistryReads::healthTargets).stream()
-        .filter(target -> mine.test(target.service())).toList();
+        .filter(target -> mine.computeIfAbsent(target.service(), share::test)).toList();
     if (targets.isEmpty()) {
       return Mono.delay(interval, scheduler).thenMany(Flux.empty());
     }

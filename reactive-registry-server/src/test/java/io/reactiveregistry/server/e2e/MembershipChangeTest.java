@@ -55,13 +55,7 @@ class MembershipChangeTest {
   @Test
   void aMemberIsAddedAndTheLeaderRemovedUnderWritesWithNoAcknowledgedWriteLost() throws Exception {
     List<Integer> free = MemberPorts.free(8);
-    String members = String.join(",", entry(1, free), entry(2, free), entry(3, free));
-    for (int i = 1; i <= 3; i++) {
-      spawned.add(ServerProcess.spawnMember(dir.resolve("n" + i), dir.resolve("n" + i + ".log"), "n" + i, members));
-    }
-    for (int i = 1; i <= 3; i++) {
-      nodes.put("n" + i, ServerProcess.awaitListening(spawned.get(i - 1), dir.resolve("n" + i + ".log")));
-    }
+    startThree(free);
 
     // A writer on every member of the original three; each records what was acknowledged.
     Set<String> acknowledged = ConcurrentHashMap.newKeySet();
@@ -125,13 +119,7 @@ class MembershipChangeTest {
   @Test
   void aChangeThatWouldLeaveNoMajorityUpAndAMalformedMemberAreRefusedNamingTheRule() throws Exception {
     List<Integer> free = MemberPorts.free(6);
-    String members = String.join(",", entry(1, free), entry(2, free), entry(3, free));
-    for (int i = 1; i <= 3; i++) {
-      spawned.add(ServerProcess.spawnMember(dir.resolve("n" + i), dir.resolve("n" + i + ".log"), "n" + i, members));
-    }
-    for (int i = 1; i <= 3; i++) {
-      nodes.put("n" + i, ServerProcess.awaitListening(spawned.get(i - 1), dir.resolve("n" + i + ".log")));
-    }
+    startThree(free);
     nodes.remove("n3").close();
     try (WireClient client = WireClient.connect(nodes.get("n1").port(), "operator")) {
       await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
@@ -152,6 +140,17 @@ class MembershipChangeTest {
       assertThat(moved.message()).contains("member 'n2' is a member already");
     }
     assertThat(memberIds("n1")).containsExactly("n1", "n2", "n3");
+  }
+
+  /** n1, n2 and n3, on the first six of {@code free}, each awaited until it listens. */
+  private void startThree(List<Integer> free) throws Exception {
+    String members = String.join(",", entry(1, free), entry(2, free), entry(3, free));
+    for (int i = 1; i <= 3; i++) {
+      spawned.add(ServerProcess.spawnMember(dir.resolve("n" + i), dir.resolve("n" + i + ".log"), "n" + i, members));
+    }
+    for (int i = 1; i <= 3; i++) {
+      nodes.put("n" + i, ServerProcess.awaitListening(spawned.get(i - 1), dir.resolve("n" + i + ".log")));
+    }
   }
 
   static String entry(int n, List<Integer> free) {
