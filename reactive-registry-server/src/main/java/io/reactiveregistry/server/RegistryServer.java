@@ -38,6 +38,7 @@ import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.security.StaticTokens;
 import io.reactiveregistry.server.storage.RatisStore;
 import io.reactiveregistry.server.storage.Storage;
+import io.reactiveregistry.server.storage.StorageUnavailableException;
 import io.reactiveregistry.server.tls.ReloadingSslContext;
 import io.reactiveregistry.server.tls.TlsFiles;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
@@ -66,6 +67,7 @@ import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
+import reactor.util.retry.Retry;
 
 /**
  * A running registry server: the core, its runtime, the lifecycle ticker, RSocket over TCP and
@@ -253,8 +255,16 @@ public final class RegistryServer implements Disposable {
               Schedulers.parallel()));
       // Before the ports open: revisions handed out from now on are above any a client saw before.
       // (Its commit completes on storage's thread; binding happens on a thread that may block.)
+      // A member starting while the others are busy (an election, a snapshot) may see this first
+      // write time out: it retries for as long as a start may take rather than exit.
       Mono<Void> revisionsReserved = !config.storage().durable() ? Mono.empty()
-          : Mono.fromFuture(runtime.reserveRevisions()).publishOn(Schedulers.boundedElastic());
+          : Mono.defer(() -> Mono.fromFuture(runtime.reserveRevisions()))
+              .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(200)).maxBackoff(Duration.ofSeconds(2))
+                  .filter(RegistryServer::worthRetryingAtStart)
+                  .doBeforeRetry(retry -> log.warn("reserving revisions at start: {}; retrying",
+                      retry.failure().getMessage())))
+              .timeout(RESTORE_TIMEOUT)
+              .publishOn(Schedulers.boundedElastic());
       // The Nacos door binds with gRPC's own (blocking) call, so on a thread that may block.
       Mono<Optional<NacosDoor>> nacosDoor = Mono.fromCallable(() -> Optional.ofNullable(NacosDoor.open(config.nacos(),
               config.host(), layer, access, protectedMode, config.security().tls(), tls,
@@ -289,6 +299,14 @@ public final class RegistryServer implements Disposable {
                 stopping);
           }));
     });
+  }
+
+  /** A write refused for want of a quorum or for being busy may succeed later; a failed store will not. */
+  private static boolean worthRetryingAtStart(Throwable error) {
+    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+    return cause instanceof StorageUnavailableException unavailable
+        && unavailable.reason() != StorageUnavailableException.Reason.FAILED;
   }
 
   public InetSocketAddress tcpAddress() {
