@@ -25,6 +25,8 @@ public enum Route {
   ADMIN_SERVICE_INSTANCES("admin.service.instances", Interaction.REQUEST_RESPONSE),
   ADMIN_CONNECTIONS("admin.connections", Interaction.REQUEST_RESPONSE),
   ADMIN_TRACE("admin.trace", Interaction.REQUEST_STREAM),
+  /** The audit trail this member kept, queried by service, instance, cause, principal and time. */
+  ADMIN_TRACE_QUERY("admin.trace.query", Interaction.REQUEST_RESPONSE),
   /** A backup of the durable state, as the file's bytes in pieces (admin on every namespace). */
   ADMIN_BACKUP("admin.backup", Interaction.REQUEST_STREAM),
   /** Adds a member to the cluster (or moves one to a new address), answered once committed (admin on every namespace). */

@@ -2,6 +2,7 @@ package io.reactiveregistry.server;
 
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.server.admission.ConnectionDoor;
+import io.reactiveregistry.server.audit.AuditHistory;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
@@ -209,6 +210,15 @@ public final class Main implements Callable<Integer> {
   @Option(names = "--resume-history-total",
       description = "Changes kept for all services together: the history's memory bound. Default: ${DEFAULT-VALUE}")
   int resumeHistoryTotal;
+
+  @Option(names = "--history-events",
+      description = "Changes kept for the audit history (admin.trace.query, GET /api/v1/trace/history), about "
+          + "150 bytes each; 0 keeps none. Default: ${DEFAULT-VALUE}")
+  int historyEvents;
+
+  @Option(names = "--history-ms",
+      description = "How long a change stays in the audit history. Default: ${DEFAULT-VALUE}")
+  long historyMs;
 
   @Option(names = "--coalesce-window-ms",
       description = "The least time between two frames to a subscriber that asked to coalesce (\"coalesce\": true): "
@@ -500,6 +510,7 @@ public final class Main implements Callable<Integer> {
         .withResumeHistory(new ResumeHistory.Limits(resumeHistoryEvents, Duration.ofMillis(resumeHistoryMs),
             resumeHistoryTotal))
         .withCoalesceWindow(Duration.ofMillis(coalesceWindowMs))
+        .withHistory(new AuditHistory.Settings(historyEvents, Duration.ofMillis(historyMs)))
         .withEureka(new EurekaDoor.Settings(Names.require("--eureka-namespace", eurekaNamespace),
             Names.require("--eureka-group", eurekaGroup)))
         .withNacos(nacosSettings())

@@ -4,6 +4,7 @@ import com.google.common.base.Suppliers;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.reactiveregistry.server.admission.ConnectionDoor;
+import io.reactiveregistry.server.audit.AuditHistory;
 import io.reactiveregistry.server.audit.ChangeCounter;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.cluster.CheckShare;
@@ -211,7 +212,8 @@ public final class RegistryServer implements Disposable {
       Supplier<ClusterStatus> clusterStatus = clusterView == null ? null
           : () -> clusterView.status().withReplication(replication.status()).withZones(replication.zones());
       ServerIdentity identity = new ServerIdentity(version(), nodeId, clock.millis(), clusterStatus);
-      TraceHub trace = new TraceHub(clock, nodeId, config.maxPendingEvents(), Schedulers.parallel());
+      TraceHub trace = new TraceHub(clock, nodeId, config.maxPendingEvents(), Schedulers.parallel(),
+          new AuditHistory(config.history(), clock));
       runtime.addListener(trace);
       runtime.addListener(new ChangeCounter(meters));
       // What failed beyond repair without a restart; null while nothing has.
@@ -243,6 +245,7 @@ public final class RegistryServer implements Disposable {
       AtomicBoolean stopping = new AtomicBoolean();
       replication.countConnections(() -> stopping.get() ? -1 : endpoint.movableConnections());
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
+      serverMeters.gauge("registry.history.events", "changes kept in the audit history", trace.history()::size);
       serverMeters.gauge("registry.catalog.subscribers", "open catalog.subscribe streams", layer::catalogSubscribers);
       AtomicBoolean ready = new AtomicBoolean();
       HttpEndpoint httpEndpoint = new HttpEndpoint(layer, meters,

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server;
 
+import io.reactiveregistry.server.audit.AuditHistory;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.core.LifecycleConfig;
 import io.reactiveregistry.server.core.Quotas;
@@ -39,13 +40,14 @@ import org.jspecify.annotations.Nullable;
  * @param coalesceWindow the least time between two frames to a subscriber that asked to coalesce; zero: none
  * @param eureka where the Eureka door's applications live (a namespace and a group)
  * @param nacos the Nacos door's ports (HTTP Open API and gRPC), or off
+ * @param history how much of the audit trail is kept for {@code admin.trace.query}
  */
 public record ServerConfig(
     String host, int tcpPort, int webSocketPort, int httpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
     HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle, HealthChecks healthChecks,
     StorageConfig storage, Quotas quotas, int expiryBudget, SecurityConfig security, Replication.Settings replication,
     ResumeHistory.Limits resumeHistory, Duration coalesceWindow, EurekaDoor.Settings eureka,
-    NacosDoor.Settings nacos) {
+    NacosDoor.Settings nacos, AuditHistory.Settings history) {
 
   public ServerConfig {
     for (int port : new int[] {tcpPort, webSocketPort, httpPort}) {
@@ -91,7 +93,8 @@ public record ServerConfig(
       HealthChecks.DEFAULTS, StorageConfig.DEFAULTS, Quotas.DEFAULTS,
       RegistryConfig.DEFAULTS.expiryBudget(), SecurityConfig.DEFAULTS, Replication.Settings.DEFAULTS,
       ResumeHistory.Limits.DEFAULTS,
-      Duration.ofMillis(50), EurekaDoor.Settings.DEFAULTS, NacosDoor.Settings.DEFAULTS);
+      Duration.ofMillis(50), EurekaDoor.Settings.DEFAULTS, NacosDoor.Settings.DEFAULTS,
+      AuditHistory.Settings.DEFAULTS);
 
   /** Loopback on free ports, durable state in memory only: what tests and embedded uses want. */
   public static ServerConfig ephemeralLoopback() {
@@ -100,102 +103,108 @@ public record ServerConfig(
   }
 
   public ServerConfig withHost(String value) {
-    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withTcpPort(int value) {
-    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withWebSocketPort(int value) {
     return new ServerConfig(host, tcpPort, value, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withHttpPort(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, value, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withMaxInstancesPerConnection(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withMaxPendingEvents(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withHeartbeat(HeartbeatTimings value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withExpiryTick(Duration value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withLifecycle(LifecycleConfig value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withHealthChecks(HealthChecks value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withStorage(StorageConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withQuotas(Quotas value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withExpiryBudget(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value, security, replication, resumeHistory, coalesceWindow, eureka, nacos);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withSecurity(SecurityConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, value, replication, resumeHistory, coalesceWindow, eureka, nacos);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, value, replication, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withReplication(Replication.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, value, resumeHistory, coalesceWindow, eureka, nacos);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, value, resumeHistory, coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withResumeHistory(ResumeHistory.Limits value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, value,
-        coalesceWindow, eureka, nacos);
+        coalesceWindow, eureka, nacos, history);
   }
 
   public ServerConfig withCoalesceWindow(Duration value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
-        resumeHistory, value, eureka, nacos);
+        resumeHistory, value, eureka, nacos, history);
   }
 
   public ServerConfig withEureka(EurekaDoor.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
-        resumeHistory, coalesceWindow, value, nacos);
+        resumeHistory, coalesceWindow, value, nacos, history);
   }
 
   public ServerConfig withNacos(NacosDoor.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
-        resumeHistory, coalesceWindow, eureka, value);
+        resumeHistory, coalesceWindow, eureka, value, history);
   }
 
   RegistryConfig registryConfig() {
     return new RegistryConfig(heartbeat, maxInstancesPerConnection, expiryBudget, quotas);
+  }
+
+  public ServerConfig withHistory(AuditHistory.Settings value) {
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
+        resumeHistory, coalesceWindow, eureka, nacos, value);
   }
 }

@@ -62,6 +62,8 @@ final class SettingDefaults {
     put(defaults, "--resume-history-ms", config.resumeHistory().maxAge().toMillis());
     put(defaults, "--resume-history-total", config.resumeHistory().totalEvents());
     put(defaults, "--coalesce-window-ms", config.coalesceWindow().toMillis());
+    put(defaults, "--history-events", config.history().maxEvents());
+    put(defaults, "--history-ms", config.history().maxAge().toMillis());
     put(defaults, "--replication-grace-ms", config.replication().grace().toMillis());
     put(defaults, "--anti-entropy-interval-ms", config.replication().antiEntropy().toMillis());
     put(defaults, "--move-timeout-ms", config.replication().moveTimeout().toMillis());

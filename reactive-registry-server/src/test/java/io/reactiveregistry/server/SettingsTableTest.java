@@ -143,6 +143,8 @@ class SettingsTableTest {
         millis("--resume-history-ms", "60001", "60002", "60003", c -> c.resumeHistory().maxAge()),
         integer("--resume-history-total", "5001", "5002", "5003", c -> c.resumeHistory().totalEvents()),
         millis("--coalesce-window-ms", "21", "22", "23", ServerConfig::coalesceWindow),
+        integer("--history-events", "1001", "1002", "1003", c -> c.history().maxEvents()),
+        millis("--history-ms", "60001", "60002", "60003", c -> c.history().maxAge()),
         millis("--replication-grace-ms", "5100", "5200", "5300", c -> c.replication().grace()),
         millis("--anti-entropy-interval-ms", "2100", "2200", "2300", c -> c.replication().antiEntropy()),
         millis("--move-timeout-ms", "11000", "12000", "13000", c -> c.replication().moveTimeout()),

@@ -117,6 +117,12 @@ final class Lines {
     if (event.node() != null) {
       line.append(" node=").append(event.node());
     }
+    if (event.changes() != null) {
+      for (TraceEvent.FieldChange change : event.changes()) {
+        line.append(' ').append(change.field()).append(": ").append(change.from() == null ? "-" : change.from())
+            .append(" -> ").append(change.to() == null ? "-" : change.to());
+      }
+    }
     return line.toString();
   }
 }

@@ -140,6 +140,36 @@ class ReadmeTourTest {
   }
 
   /**
+   * "What happened: the audit history": each line as written, after orders' instance was
+   * registered and overridden; the hour's line prints both changes with the override's fields,
+   * the following one goes on to print a change made after it started.
+   */
+  @Test
+  void theAuditHistoryLinesRun() throws Exception {
+    startServer();
+    run(Line.of("--route", "instance.register", "--data",
+        "{\"service\":\"orders\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}"));
+    run(Line.of("--route", "admin.instance.patch", "--data",
+        "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080},\"enabled\":false}"));
+    String audit = section("## Operating the registry");
+    List<Line> lines = Line.parse(audit.substring(audit.indexOf("\n### What happened: the audit history\n")));
+    assertThat(lines).extracting(line -> line.args().get(0)).containsOnly("trace").hasSizeGreaterThanOrEqualTo(3);
+    for (Line line : lines) {
+      Result result = line.args().contains("--follow") ? runWhileOrdersChanges(line) : run(line);
+      assertThat(result.exitCode()).as(line.text() + "\n" + result.err()).isZero();
+      if (line.args().contains("1h")) {
+        assertThat(result.out().lines().toList()).as(line.text()).hasSize(2);
+        assertThat(result.out()).contains(" REGISTER public/DEFAULT_GROUP/orders 127.0.0.5#8080#DEFAULT")
+            .contains(" OVERRIDE public/DEFAULT_GROUP/orders").contains("enabled: true -> false");
+      }
+      if (line.args().contains("--follow")) { // the two kept, then one made while it followed
+        assertThat(result.out().lines().toList()).as(line.text()).hasSize(3);
+        assertThat(result.out().lines().toList().get(2)).contains(" OVERRIDE ").contains("weight: 1.0 -> ");
+      }
+    }
+  }
+
+  /**
    * "Tasks": each subcommand line as the README writes it. The held registration runs as its own
    * process, ended with Ctrl-C once it has printed its answer; watch and trace end after their
    * first event.

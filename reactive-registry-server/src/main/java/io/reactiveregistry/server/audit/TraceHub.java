@@ -32,12 +32,14 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
   private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
 
   private final Scheduler drainer;
+  private final AuditHistory history;
 
-  public TraceHub(InstantSource clock, String node, int maxPending, Scheduler drainer) {
+  public TraceHub(InstantSource clock, String node, int maxPending, Scheduler drainer, AuditHistory history) {
     this.clock = clock;
     this.node = node;
     this.maxPending = maxPending;
     this.drainer = drainer;
+    this.history = history;
   }
 
   /** What a trace subscriber sees; a null field matches everything. */
@@ -52,20 +54,22 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
   /** Called with each command's events, in revision order, under the registry's monitor. */
   @Override
   public void accept(List<RegistryEvent> events) {
-    if (subscribers.isEmpty()) {
-      return;
-    }
     long now = clock.millis();
     for (RegistryEvent event : events) {
+      TraceEvent traced = toTrace(event, now);
+      history.add(traced);
       Traced trace = null;
       for (Subscriber subscriber : subscribers) {
         if (subscriber.filter.matches(event.service())) {
           if (trace == null) {
-            trace = new Traced(toTrace(event, now));
+            trace = new Traced(traced);
           }
           subscriber.offer(trace);
         }
       }
+    }
+    if (subscribers.isEmpty()) {
+      return;
     }
     // Called under the registry's monitor: the network writes happen elsewhere, in one hand-off for
     // every subscriber (a task each would wake a thread per change per subscriber).
@@ -111,13 +115,20 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
     return subscribers.size();
   }
 
+  /** The events kept ({@code admin.trace.query}). */
+  public AuditHistory history() {
+    return history;
+  }
+
   private TraceEvent toTrace(RegistryEvent event, long now) {
     String instanceId = event instanceof InstanceUpserted upserted ? upserted.instance().instanceId()
         : event instanceof InstanceRemoved removed ? removed.instance().instanceId() : null;
     Owner actor = event.actor();
     return new TraceEvent(now, event.revision(), event.service().namespace(), event.service().group(),
         event.service().service(), instanceId, event.cause().name(), actor == null ? null : actor.label(),
-        event.principal(), actor != null && actor.isPeer() ? actor.node() : node, null);
+        event.principal(), actor != null && actor.isPeer() ? actor.node() : node, null,
+        event instanceof InstanceUpserted upserted && upserted.before() != null
+            ? InstanceChanges.between(upserted.before(), upserted.instance()) : null);
   }
 
   /**
@@ -153,7 +164,7 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
       synchronized (this) {
         if (missed > 0) {
           next = new Traced(new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, null, null,
-              missed));
+              missed, null));
           missed = 0;
         } else {
           next = pending.poll();

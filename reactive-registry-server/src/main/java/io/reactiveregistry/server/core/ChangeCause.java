@@ -12,6 +12,14 @@ public enum ChangeCause {
   HEALTH_CHECK,
   CLEANUP,
   SERVICE_ADMIN,
-  /** Another member of the cluster committed the change (a durable one); this node applied it. */
-  REPLICATED
+  /**
+   * Another member of the cluster made the change and this node applied it: a durable change it
+   * committed, or a change to the ephemeral instances its connections own.
+   */
+  REPLICATED,
+  /**
+   * The copy of an ephemeral instance shown for another member went because that member was lost
+   * past the grace period, or left the cluster (and no other member claims the instance).
+   */
+  MEMBER_LOST
 }

@@ -45,7 +45,9 @@ final class ChangeLog {
   }
 
   void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor) {
-    events.add(new InstanceUpserted(instance.service.key, ++revision, instance.view, cause, actor, principal));
+    events.add(new InstanceUpserted(instance.service.key, ++revision, instance.view, instance.published, cause,
+        actor, principal));
+    instance.published = instance.view;
     instance.service.revision = revision;
   }
 

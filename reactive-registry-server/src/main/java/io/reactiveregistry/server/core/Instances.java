@@ -458,12 +458,15 @@ final class Instances {
     }
   }
 
-  /** No node claims the instance any more: the copy shown goes (this node's own instances stay). */
-  void removeReplica(ServiceKey key, String id) {
+  /**
+   * No node claims the instance any more: the copy shown goes (this node's own instances stay);
+   * {@code cause}: the member withdrew it ({@code REPLICATED}) or was lost ({@code MEMBER_LOST}).
+   */
+  void removeReplica(ServiceKey key, String id, ChangeCause cause) {
     Service service = services.get(key);
     RegisteredInstance instance = service == null || !service.ephemeral ? null : service.instances.get(id);
     if (instance != null && instance.replica()) {
-      remove(instance, ChangeCause.REPLICATED, instance.owner);
+      remove(instance, cause, instance.owner);
     }
   }
 

@@ -6,6 +6,8 @@ final class RegisteredInstance {
   /** What the registration said; the view is derived from it. */
   InstanceSpec spec;
   InstanceView view;
+  /** The view the last change event carried (null before the first): the "before" of the next one. */
+  InstanceView published;
   /**
    * The owner of an ephemeral instance: a connection to this node, or another node whose copy is
    * shown ({@link Owner#isPeer}); null for persistent ones.

@@ -16,9 +16,12 @@ public sealed interface RegistryEvent {
   /** The authenticated principal the change was made for; null when none (or the server made it). */
   @Nullable String principal();
 
-  /** An instance appeared or changed; {@code instance} is its new view. */
-  record InstanceUpserted(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor,
-      @Nullable String principal)
+  /**
+   * An instance appeared or changed; {@code instance} is its new view, {@code before} the one the
+   * previous event about it carried (null when it appeared).
+   */
+  record InstanceUpserted(ServiceKey service, long revision, InstanceView instance, @Nullable InstanceView before,
+      ChangeCause cause, Owner actor, @Nullable String principal)
       implements RegistryEvent {}
 
   /** An instance left the service; {@code instance} is its last view. */

@@ -110,12 +110,12 @@ final class Replicas {
 
   /** Forgets a peer's copies (it was lost for longer than the grace period): what no other node claims goes. */
   int drop(String node) {
-    endHandoversTo(node).forEach(this::resolve);
+    endHandoversTo(node).forEach(address -> resolve(address, ChangeCause.MEMBER_LOST));
     PeerCopies held = copies.remove(node);
     if (held == null) {
       return 0;
     }
-    held.claims.keySet().forEach(this::resolve);
+    held.claims.keySet().forEach(address -> resolve(address, ChangeCause.MEMBER_LOST));
     return held.claims.size();
   }
 
@@ -177,6 +177,11 @@ final class Replicas {
   }
 
   private void resolve(InstanceAddress address) {
+    resolve(address, ChangeCause.REPLICATED);
+  }
+
+  /** Shows the newest claim of the address; with none, its copy goes for {@code cause}. */
+  private void resolve(InstanceAddress address, ChangeCause cause) {
     Candidate best = null;
     for (Map.Entry<String, PeerCopies> peer : copies.entrySet()) {
       ReplicaChange.Claimed claim = peer.getValue().claims.get(address);
@@ -194,7 +199,7 @@ final class Replicas {
       best = new Candidate(waiting.from(), waiting.claim()); // shown until the taking node's claim arrives
     }
     if (best == null) {
-      instances.removeReplica(address.service(), address.instanceId());
+      instances.removeReplica(address.service(), address.instanceId(), cause);
     } else {
       // The address's id string, shared by the copy kept and the instance shown.
       instances.showReplica(peers.computeIfAbsent(best.node, Owner::peer), best.claim, address.instanceId());

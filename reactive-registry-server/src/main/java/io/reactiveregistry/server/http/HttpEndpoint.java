@@ -14,7 +14,9 @@ import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.CatalogQuery;
 import io.reactiveregistry.protocol.message.Query;
 import io.reactiveregistry.protocol.message.ServiceListQuery;
+import io.reactiveregistry.protocol.message.TraceHistoryQuery;
 import io.reactiveregistry.protocol.message.TraceQuery;
+import io.reactiveregistry.protocol.rules.TimeBounds;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.errors.EdgeRefusal;
@@ -54,7 +56,8 @@ import reactor.netty.http.server.HttpServerResponse;
  * repeated or comma-separated); for callers without RSocket, {@code POST /api/v1/{route}} with the
  * route's JSON body and {@code GET /api/v1/watch/{namespace}/{group}/{service}},
  * a {@code service.subscribe} stream as server-sent events ({@link ServerSentEvents}), and
- * {@code GET /api/v1/trace}, the audit trail the same way. The API is
+ * {@code GET /api/v1/trace}, the audit trail the same way, and {@code GET /api/v1/trace/history},
+ * the part of it this member kept. The API is
  * described in {@code docs/openapi.json}. Errors are the contract's JSON,
  * {@code {"code": "...", "message": "..."}}, with the code's HTTP status.
  */
@@ -64,7 +67,7 @@ public final class HttpEndpoint {
   private static final String BEARER = "Bearer ";
   private static final String BASIC = "Basic ";
   private static final Set<String> PATHS = Set.of("/", "/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services",
-      "/api/v1/trace", "/api/v1/backup", "/api/v1/prometheus/targets");
+      "/api/v1/trace", "/api/v1/trace/history", "/api/v1/backup", "/api/v1/prometheus/targets");
   /** The largest request body a POST may carry: what an RSocket request may (the default frame limit). */
   private static final int MAX_BODY_BYTES = 1 << 20;
   /** A comment line this often on a quiet watch, so that proxies and clients see the stream alive. */
@@ -151,6 +154,7 @@ public final class HttpEndpoint {
             .get("/api/v1/services/{namespace}/{group}/{service}", this::snapshot)
             .get("/api/v1/watch/{namespace}/{group}/{service}", this::watch)
             .get("/api/v1/trace", this::trace)
+            .get("/api/v1/trace/history", this::history)
             .get("/api/v1/backup", this::backup)
             .get("/api/v1/prometheus/targets", this::prometheusTargets)
             .get("/api/v1/catalog/{namespace}", this::catalog)
@@ -251,6 +255,24 @@ public final class HttpEndpoint {
       TraceQuery query = new TraceQuery(first(params, "namespace"), first(params, "group"), first(params, "service"));
       Flux<byte[]> events = layer.trace(principalOf(request), query);
       return eventStream(response, ServerSentEvents.named("trace", events, SSE_KEEPALIVE, SSE_GATHER));
+    } catch (RuntimeException e) {
+      return refusal(response, e);
+    }
+  }
+
+  /**
+   * {@code GET /api/v1/trace/history?service=&since=1h&...}: {@code admin.trace.query}'s answer;
+   * {@code since} and {@code until} also as an age or an ISO-8601 instant ({@link TimeBounds}).
+   */
+  private Publisher<Void> history(HttpServerRequest request, HttpServerResponse response) {
+    try {
+      Map<String, List<String>> params = new QueryStringDecoder(request.uri()).parameters();
+      long now = layer.clock().millis();
+      TraceHistoryQuery query = new TraceHistoryQuery(first(params, "namespace"), first(params, "group"),
+          first(params, "service"), first(params, "instance"), first(params, "cause"), first(params, "principal"),
+          TimeBounds.parse("since", first(params, "since"), now), TimeBounds.parse("until", first(params, "until"), now),
+          whole(params, "limit"));
+      return json(response, HttpResponseStatus.OK, layer.history(principalOf(request), query));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }

@@ -34,13 +34,17 @@ import io.reactiveregistry.protocol.message.ServiceRef;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.SetupData;
 import io.reactiveregistry.protocol.message.TraceEvent;
+import io.reactiveregistry.protocol.message.TraceHistory;
+import io.reactiveregistry.protocol.message.TraceHistoryQuery;
 import io.reactiveregistry.protocol.message.TraceQuery;
 import io.reactiveregistry.protocol.rules.Names;
+import io.reactiveregistry.server.audit.AuditHistory;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.catalog.CatalogHub;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.cluster.MembershipRules;
+import io.reactiveregistry.server.core.ChangeCause;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.Outcome;
@@ -154,7 +158,7 @@ public final class RequestLayer {
         ServiceList.class, ServiceDefinition.class, ServiceDetail.class, ServiceRef.class, InstanceOverride.class,
         InstanceBody.class, TraceQuery.class, TraceEvent.class, ServiceSnapshot.class, ServiceEvent.class,
         ServerInfo.class, ErrorBody.class, SetupData.class, InstanceDetails.class, ConnectionList.class,
-        CatalogQuery.class, CatalogEvent.class);
+        CatalogQuery.class, CatalogEvent.class, TraceHistoryQuery.class, TraceHistory.class);
   }
 
   // ---- sessions ----
@@ -186,6 +190,11 @@ public final class RequestLayer {
   /** The session every HTTP caller shares; never released. */
   public Session http() {
     return http;
+  }
+
+  /** The server's clock, for a door that reads a time relative to now (a history's "since 1h"). */
+  public InstantSource clock() {
+    return clock;
   }
 
   /** The session every Eureka client shares; never released. */
@@ -627,6 +636,35 @@ public final class RequestLayer {
   }
 
   /**
+   * {@code admin.trace.query}: the audit trail this member kept, by the query's filters; admin on
+   * its namespace, or on every one when it names none. Refused by throwing.
+   */
+  public TraceHistory history(@Nullable Principal principal, TraceHistoryQuery query) {
+    return measured(Route.ADMIN_TRACE_QUERY, () -> {
+      String namespace = query.namespace() == null ? null : Names.require("namespace", query.namespace());
+      permissions.check(principal, Route.ADMIN_TRACE_QUERY, namespace);
+      int limit = query.limit() == null ? AuditHistory.DEFAULT_LIMIT : query.limit();
+      if (limit < 1 || limit > AuditHistory.MAX_LIMIT) {
+        throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "limit must be between 1 and " + AuditHistory.MAX_LIMIT);
+      }
+      if (query.cause() != null && !CAUSES.contains(query.cause())) {
+        throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "cause must be one of " + CAUSES);
+      }
+      if (query.since() != null && query.until() != null && query.until() <= query.since()) {
+        throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "until must be after since");
+      }
+      return trace.history().query(new AuditHistory.Query(namespace,
+          query.group() == null ? null : Names.require("group", query.group()),
+          query.service() == null ? null : Names.require("service", query.service()),
+          query.instanceId(), query.cause(), query.principal(), query.since(), query.until(), limit));
+    });
+  }
+
+  /** The causes a history query may name. */
+  private static final List<String> CAUSES =
+      java.util.Arrays.stream(ChangeCause.values()).map(Enum::name).toList();
+
+  /**
    * {@code admin.backup}: the backup file's bytes, in pieces of at most {@link #BACKUP_PIECE}
    * bytes (one payload each, well under a frame's limit); admin on every namespace. The copy is
    * taken once this member has caught up with the cluster, so it holds every write acknowledged
@@ -689,6 +727,7 @@ public final class RequestLayer {
         permissions.check(principal, route, null);
         yield Answer.json(connections.list(runtime));
       }
+      case ADMIN_TRACE_QUERY -> Answer.json(history(principal, json.decode(body, TraceHistoryQuery.class)));
       case SERVER_INFO -> {
         permissions.check(principal, route, null);
         yield Answer.json(serverInfo());

@@ -10,6 +10,7 @@ import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.TraceEvent;
+import io.reactiveregistry.protocol.message.TraceHistory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -315,6 +316,12 @@ class ReplicationEndToEndTest {
             assertThat(peer.connected()).isFalse();
             assertThat(peer.copies()).isZero();
           });
+      // n2's history says why those went: n3 was lost, not that their clients left.
+      try (WireClient reader = WireClient.connect(ports.get("n2"), "reader")) {
+        TraceHistory lost = reader.call("admin.trace.query", "{\"service\":\"paused\",\"cause\":\"MEMBER_LOST\"}",
+            TraceHistory.class);
+        assertThat(lost.events()).hasSize(count / 2).allSatisfy(event -> assertThat(event.node()).isEqualTo("n3"));
+      }
     } finally {
       nodes.get("n3").signal("CONT");
     }
