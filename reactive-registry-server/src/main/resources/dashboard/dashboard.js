@@ -4,8 +4,10 @@
 // server-sent event streams (the catalog, a service's watch, the audit trail), never by polling.
 
 const TOKEN_KEY = 'reactive-registry.token';
-/** The audit trail page keeps this many events; older ones scroll away. */
+/** The audit trail page keeps this many events (it opens on the newest the server kept); older ones scroll away. */
 const TRACE_KEPT = 500;
+/** A service's page shows this many of its latest changes, from the server's audit history. */
+const SERVICE_HISTORY = 50;
 /** A burst of changes reloads a listing once, at most this often: counts live within a second. */
 const RELOAD_EVERY_MS = 1000;
 /** Instance details (owner, last heartbeat) are re-read at most this often while a service changes. */
@@ -230,7 +232,7 @@ document.addEventListener('alpine:init', () => {
     now: Date.now(),
     services: { namespace: 'public', group: '', prefix: '', page: 1, pageSize: 20, total: 0, rows: [], loaded: false },
     service: { namespace: '', group: '', name: '', detail: null, rows: [], details: {}, revision: 0,
-      protecting: false, deleted: false },
+      protecting: false, deleted: false, history: [] },
     connections: [],
     trace: { events: [], filter: '', namespace: '', group: '', service: '', paused: false, next: 0 },
     server: { info: null, readAt: 0 },
@@ -375,10 +377,13 @@ document.addEventListener('alpine:init', () => {
     // --- one service ------------------------------------------------------------------------
     openService(namespace, group, name) {
       this.service = { namespace, group, name, detail: null, rows: [], details: {}, revision: 0,
-        protecting: false, deleted: false };
+        protecting: false, deleted: false, history: [] };
       const ref = { namespace, group, service: name };
       this.loadServiceDetail(ref);
-      const details = coalesced(() => this.loadInstanceDetails(ref), DETAILS_EVERY_MS);
+      const details = coalesced(() => {
+        this.loadInstanceDetails(ref);
+        this.loadServiceHistory(ref);
+      }, DETAILS_EVERY_MS);
       const draw = coalesced(() => this.drawInstances(), DRAW_EVERY_MS);
       // Coalesced: the page needs the view, not each step to it; a burst arrives as one BATCH.
       const path = '/api/v1/watch/' + [namespace, group, name].map(encodeURIComponent).join('/') + '?coalesce=true';
@@ -404,6 +409,19 @@ document.addEventListener('alpine:init', () => {
         }
       }
       this.loadInstanceDetails(ref);
+      this.loadServiceHistory(ref);
+    },
+
+    /** The service's latest changes, newest first, from the server's audit history (admin permission). */
+    async loadServiceHistory(ref) {
+      try {
+        const answer = await api.call('admin.trace.query', Object.assign({ limit: SERVICE_HISTORY }, ref));
+        this.service.history = answer.events.reverse();
+      } catch (error) {
+        if (error.status !== 403) {
+          this.fail(error);
+        }
+      }
     },
 
     async loadInstanceDetails(ref) {
@@ -576,19 +594,31 @@ document.addEventListener('alpine:init', () => {
       }
     },
 
+    /**
+     * The audit trail: the newest changes the server kept (admin.trace.query), then each change as
+     * it happens. The live stream is opened first and what it brings before the history arrives is
+     * held back, so nothing falls between the two; what the history already has is skipped.
+     */
     openTrace() {
       closeAll();
       this.trace.events = [];
-      const query = ['namespace', 'group', 'service'].filter(name => this.trace[name])
-        .map(name => name + '=' + encodeURIComponent(this.trace[name])).join('&');
+      const filter = {};
+      ['namespace', 'group', 'service'].filter(name => this.trace[name]).forEach(name => {
+        filter[name] = this.trace[name];
+      });
+      const query = Object.entries(filter).map(([name, value]) => name + '=' + encodeURIComponent(value)).join('&');
+      let shownUpTo = null; // the newest revision the history gave; null until it has arrived
       const draw = coalesced(() => {
-        const arrived = open.traced.reverse();
+        if (shownUpTo === null) {
+          return;
+        }
+        const arrived = open.traced.filter(event => event.revision == null || event.revision > shownUpTo).reverse();
         open.traced = [];
+        arrived.forEach(event => { event.key = this.trace.next++; });
         this.trace.events = arrived.concat(this.trace.events).slice(0, TRACE_KEPT);
       }, DRAW_EVERY_MS);
       open.streams.push(new EventStream('/api/v1/trace' + (query ? '?' + query : ''), (type, event) => {
         if (!this.trace.paused) {
-          event.key = this.trace.next++;
           open.traced.push(event);
           draw();
         }
@@ -598,6 +628,22 @@ document.addEventListener('alpine:init', () => {
           this.fail(refusal);
         }
       }));
+      api.call('admin.trace.query', Object.assign({ limit: TRACE_KEPT }, filter)).then(answer => {
+        const kept = answer.events.reverse();
+        kept.forEach(event => { event.key = this.trace.next++; });
+        shownUpTo = kept.length ? kept[0].revision : 0;
+        this.trace.events = kept;
+        draw();
+      }, error => {
+        shownUpTo = 0; // the live part may still be allowed; the refusal is shown
+        this.fail(error);
+      });
+    },
+
+    /** An instance's changed fields, as "field: before → after". */
+    changes(event) {
+      return (event.changes || []).map(change =>
+        change.field + ': ' + (change.from ?? '–') + ' → ' + (change.to ?? '–')).join(', ');
     },
 
     traceRows() {

@@ -156,6 +156,12 @@ class DashboardBrowserTest {
     confirm();
     await().atMost(WAIT).until(() -> query(witness, "orders").instances().get(0).weight() == 3.0);
     waiting().until(d -> instance.findElements(By.tagName("td")).get(2).getText().split("\\s")[0].equals("3"));
+    // The service's recent changes, from the server's history: the override names what it changed.
+    waiting().until(d -> d.findElements(By.cssSelector("#service-history tr[data-cause='OVERRIDE']")).size() == 2);
+    assertThat(browser.findElements(By.cssSelector("#service-history tr[data-cause='OVERRIDE']")))
+        .extracting(WebElement::getText)
+        .anySatisfy(text -> assertThat(text).contains("enabled: true → false"))
+        .anySatisfy(text -> assertThat(text).contains("weight: 1.0 → 3.0"));
     screenshot("dashboard-service");
 
     // The connections page: who owns what.
@@ -179,6 +185,18 @@ class DashboardBrowserTest {
     assertThat(browser.findElement(By.cssSelector("#trace tr[data-cause='REGISTER']")).getText())
         .contains("orders", "127.0.0.5#8080#DEFAULT");
     screenshot("dashboard-trace");
+
+    // A page opened afterwards starts from the history the server kept, newest first, then follows.
+    browser.switchTo().newWindow(WindowType.TAB);
+    browser.get("http://127.0.0.1:" + fixture.server().httpPort() + "/#/trace");
+    row("#trace tr[data-cause='CONNECTION_CLOSED']");
+    List<String> causes = browser.findElements(By.cssSelector("#trace tr[data-cause]")).stream()
+        .map(row -> row.getAttribute("data-cause")).toList();
+    assertThat(causes).containsExactly("CONNECTION_CLOSED", "OVERRIDE", "OVERRIDE", "REGISTER");
+    waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
+    witness.call("instance.register", "{\"service\":\"billing\",\"instance\":{\"ip\":\"127.0.0.6\",\"port\":9090}}");
+    waiting().until(d -> d.findElements(By.cssSelector("#trace tr[data-cause]")).size() == 5);
+    assertThat(browser.findElement(By.cssSelector("#trace tr[data-cause]")).getText()).contains("billing");
   }
 
   @Test
