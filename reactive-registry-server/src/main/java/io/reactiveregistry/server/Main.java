@@ -220,6 +220,18 @@ public final class Main implements Callable<Integer> {
       description = "How long a change stays in the audit history. Default: ${DEFAULT-VALUE}")
   long historyMs;
 
+  @Option(names = "--history-file",
+      description = "Also append every change to this JSON-lines file, for a log shipper. Default: none")
+  Path historyFile;
+
+  @Option(names = "--history-file-max-bytes",
+      description = "Rotate the history file past this size (file.1, file.2, ...). Default: ${DEFAULT-VALUE}")
+  long historyFileMaxBytes;
+
+  @Option(names = "--history-file-keep",
+      description = "Rotated history files kept; the oldest beyond are deleted. Default: ${DEFAULT-VALUE}")
+  int historyFileKeep;
+
   @Option(names = "--coalesce-window-ms",
       description = "The least time between two frames to a subscriber that asked to coalesce (\"coalesce\": true): "
           + "changes that follow one another within it go together as one BATCH; 0 sends each drain at once. "
@@ -510,7 +522,8 @@ public final class Main implements Callable<Integer> {
         .withResumeHistory(new ResumeHistory.Limits(resumeHistoryEvents, Duration.ofMillis(resumeHistoryMs),
             resumeHistoryTotal))
         .withCoalesceWindow(Duration.ofMillis(coalesceWindowMs))
-        .withHistory(new AuditHistory.Settings(historyEvents, Duration.ofMillis(historyMs)))
+        .withHistory(new AuditHistory.Settings(historyEvents, Duration.ofMillis(historyMs), historyFile,
+            historyFileMaxBytes, historyFileKeep))
         .withEureka(new EurekaDoor.Settings(Names.require("--eureka-namespace", eurekaNamespace),
             Names.require("--eureka-group", eurekaGroup)))
         .withNacos(nacosSettings())

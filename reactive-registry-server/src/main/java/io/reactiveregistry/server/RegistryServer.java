@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.audit.AuditHistory;
 import io.reactiveregistry.server.audit.ChangeCounter;
+import io.reactiveregistry.server.audit.HistoryFile;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.cluster.CheckShare;
 import io.reactiveregistry.server.cluster.ClusterConfig;
@@ -212,8 +213,9 @@ public final class RegistryServer implements Disposable {
       Supplier<ClusterStatus> clusterStatus = clusterView == null ? null
           : () -> clusterView.status().withReplication(replication.status()).withZones(replication.zones());
       ServerIdentity identity = new ServerIdentity(version(), nodeId, clock.millis(), clusterStatus);
+      HistoryFile historyFile = historyFile(config.history());
       TraceHub trace = new TraceHub(clock, nodeId, config.maxPendingEvents(), Schedulers.parallel(),
-          new AuditHistory(config.history(), clock));
+          new AuditHistory(config.history(), clock, historyFile));
       runtime.addListener(trace);
       runtime.addListener(new ChangeCounter(meters));
       // What failed beyond repair without a restart; null while nothing has.
@@ -246,6 +248,8 @@ public final class RegistryServer implements Disposable {
       replication.countConnections(() -> stopping.get() ? -1 : endpoint.movableConnections());
       serverMeters.gauge("registry.trace.subscribers", "open admin.trace streams", trace::subscriberCount);
       serverMeters.gauge("registry.history.events", "changes kept in the audit history", trace.history()::size);
+      serverMeters.gauge("registry.history.file.dropped", "changes the audit history file dropped (the disk fell "
+          + "behind)", trace.history()::fileDropped);
       serverMeters.gauge("registry.catalog.subscribers", "open catalog.subscribe streams", layer::catalogSubscribers);
       AtomicBoolean ready = new AtomicBoolean();
       HttpEndpoint httpEndpoint = new HttpEndpoint(layer, meters,
@@ -281,6 +285,7 @@ public final class RegistryServer implements Disposable {
           .map(ports -> {
             ServerConfig.HealthChecks checks = config.healthChecks();
             Disposable ticker = Disposables.composite(
+                historyFile != null ? historyFile : Disposables.disposed(),
                 tls != null ? tls.watch(TOKEN_FILE_POLL, Schedulers.boundedElastic()) : Disposables.disposed(),
                 access.tokens() != null ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
                     : Disposables.disposed(),
@@ -302,6 +307,22 @@ public final class RegistryServer implements Disposable {
                 stopping);
           }));
     });
+  }
+
+  /** The audit history's JSON-lines file, opened (in the caller's thread: start may block); null without one. */
+  private static @Nullable HistoryFile historyFile(AuditHistory.Settings settings) {
+    if (settings.file() == null) {
+      return null;
+    }
+    try {
+      HistoryFile file = new HistoryFile(settings.file(), settings.fileMaxBytes(), settings.fileKeep());
+      log.info("audit history appended to {} (rotated past {} bytes, {} rotated files kept)",
+          settings.file().toAbsolutePath(), settings.fileMaxBytes(), settings.fileKeep());
+      return file;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("the audit history file " + settings.file() + " cannot be opened: "
+          + e.getMessage(), e);
+    }
   }
 
   /** A write refused for want of a quorum or for being busy may succeed later; a failed store will not. */

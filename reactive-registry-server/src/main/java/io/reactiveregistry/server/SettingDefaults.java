@@ -64,6 +64,8 @@ final class SettingDefaults {
     put(defaults, "--coalesce-window-ms", config.coalesceWindow().toMillis());
     put(defaults, "--history-events", config.history().maxEvents());
     put(defaults, "--history-ms", config.history().maxAge().toMillis());
+    put(defaults, "--history-file-max-bytes", config.history().fileMaxBytes());
+    put(defaults, "--history-file-keep", config.history().fileKeep());
     put(defaults, "--replication-grace-ms", config.replication().grace().toMillis());
     put(defaults, "--anti-entropy-interval-ms", config.replication().antiEntropy().toMillis());
     put(defaults, "--move-timeout-ms", config.replication().moveTimeout().toMillis());

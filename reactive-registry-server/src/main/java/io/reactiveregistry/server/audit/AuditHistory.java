@@ -2,6 +2,7 @@ package io.reactiveregistry.server.audit;
 
 import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.protocol.message.TraceHistory;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
@@ -21,9 +22,17 @@ public final class AuditHistory {
   public static final int DEFAULT_LIMIT = 1_000;
   public static final int MAX_LIMIT = 10_000;
 
-  /** How much history is kept: by count and by age. */
-  public record Settings(int maxEvents, Duration maxAge) {
-    public static final Settings DEFAULTS = new Settings(100_000, Duration.ofHours(24));
+  /**
+   * How much history is kept in memory, by count and by age; and the JSON-lines file it is also
+   * appended to ({@link HistoryFile}), if any, rotated past {@code fileMaxBytes}, {@code fileKeep}
+   * rotated files kept.
+   */
+  public record Settings(int maxEvents, Duration maxAge, @Nullable Path file, long fileMaxBytes, int fileKeep) {
+    public static final Settings DEFAULTS = new Settings(100_000, Duration.ofHours(24), null, 100L << 20, 5);
+
+    public Settings(int maxEvents, Duration maxAge) {
+      this(maxEvents, maxAge, DEFAULTS.file, DEFAULTS.fileMaxBytes, DEFAULTS.fileKeep);
+    }
 
     public Settings {
       if (maxEvents < 0) {
@@ -31,6 +40,13 @@ public final class AuditHistory {
       }
       if (maxAge.toMillis() < 1) {
         throw new IllegalArgumentException("the history's age must be at least 1 ms: " + maxAge);
+      }
+      if (fileMaxBytes < 1024) {
+        throw new IllegalArgumentException("the history file's size before rotation must be at least 1024 bytes: "
+            + fileMaxBytes);
+      }
+      if (fileKeep < 0) {
+        throw new IllegalArgumentException("the rotated history files kept must be 0 or more: " + fileKeep);
       }
     }
   }
@@ -56,14 +72,24 @@ public final class AuditHistory {
   private final Settings settings;
   private final InstantSource clock;
   private final ArrayDeque<TraceEvent> events = new ArrayDeque<>();
+  private final @Nullable HistoryFile file;
 
   public AuditHistory(Settings settings, InstantSource clock) {
+    this(settings, clock, null);
+  }
+
+  /** With {@code file}, every event is also appended there. */
+  public AuditHistory(Settings settings, InstantSource clock, @Nullable HistoryFile file) {
     this.settings = settings;
     this.clock = clock;
+    this.file = file;
   }
 
   /** Keeps an event (in time order: the registry's changes come in revision order), dropping what is now too old. */
   public synchronized void add(TraceEvent event) {
+    if (file != null) {
+      file.offer(event);
+    }
     if (settings.maxEvents() == 0) {
       return;
     }
@@ -99,6 +125,11 @@ public final class AuditHistory {
     }
     Collections.reverse(matched);
     return new TraceHistory(matched, truncated, kept.length == 0 ? null : kept[0].time());
+  }
+
+  /** Events the history file dropped because the disk fell behind (0 without a file). */
+  public long fileDropped() {
+    return file == null ? 0 : file.dropped();
   }
 
   /** How many events are kept now. */

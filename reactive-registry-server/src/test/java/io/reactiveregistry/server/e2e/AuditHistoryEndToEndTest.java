@@ -13,12 +13,15 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What happened after the fact: the changes are made, nobody follows the trail, and the history
@@ -125,5 +128,19 @@ class AuditHistoryEndToEndTest {
     assertThat(kept.events().get(49).instanceId()).isEqualTo("127.0.0.9#10119#DEFAULT");
     assertThat(kept.events()).extracting(TraceEvent::revision).isSorted();
     assertThat(fixture.server().meters().get("registry.history.events").gauge().value()).isEqualTo(50);
+  }
+
+  @Test
+  void withAHistoryFileEveryChangeIsAlsoALineThere(@TempDir Path dir) throws Exception {
+    Path audit = dir.resolve("audit.jsonl");
+    try (ServerFixture logged = new ServerFixture(ServerConfig.ephemeralLoopback()
+        .withHistory(new AuditHistory.Settings(50, Duration.ofHours(1), audit, 1 << 20, 5)))) {
+      WireClient app = logged.connect("app");
+      app.call("instance.register", RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080));
+      app.close();
+      await().atMost(WAIT).until(() -> Files.exists(audit) && Files.readAllLines(audit).size() == 2);
+      assertThat(Files.readAllLines(audit)).extracting(line -> JsonCodec.json().decode(line.getBytes(),
+          TraceEvent.class).cause()).containsExactly("REGISTER", "CONNECTION_CLOSED");
+    }
   }
 }
