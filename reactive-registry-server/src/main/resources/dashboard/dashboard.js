@@ -493,6 +493,16 @@ document.addEventListener('alpine:init', () => {
       return detail ? (detail.owner || '') + (detail.connection ? ' #' + detail.connection : '') : '';
     },
 
+    /** A persistent instance's last health check, as this member ran it: why, how long, how long ago. */
+    lastCheck(row) {
+      const detail = this.service.details[row.instanceId];
+      const check = detail && detail.lastCheck;
+      if (!check) {
+        return '';
+      }
+      return check.reason + ' in ' + check.latencyMs + ' ms, at ' + this.time(check.time);
+    },
+
     heartbeat(row) {
       const detail = this.service.details[row.instanceId];
       return detail && detail.lastHeartbeat ? this.time(detail.lastHeartbeat) : '';
@@ -640,10 +650,11 @@ document.addEventListener('alpine:init', () => {
       });
     },
 
-    /** An instance's changed fields, as "field: before → after". */
+    /** An instance's changed fields, as "field: before → after", and the reason when the change has one. */
     changes(event) {
-      return (event.changes || []).map(change =>
+      const fields = (event.changes || []).map(change =>
         change.field + ': ' + (change.from ?? '–') + ' → ' + (change.to ?? '–')).join(', ');
+      return event.reason ? fields + ' (' + event.reason + ')' : fields;
     },
 
     traceRows() {

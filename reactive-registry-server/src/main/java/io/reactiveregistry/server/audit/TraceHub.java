@@ -128,7 +128,8 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
         event.service().service(), instanceId, event.cause().name(), actor == null ? null : actor.label(),
         event.principal(), actor != null && actor.isPeer() ? actor.node() : node, null,
         event instanceof InstanceUpserted upserted && upserted.before() != null
-            ? InstanceChanges.between(upserted.before(), upserted.instance()) : null);
+            ? InstanceChanges.between(upserted.before(), upserted.instance()) : null,
+        event instanceof InstanceUpserted upserted ? upserted.reason() : null);
   }
 
   /**
@@ -164,7 +165,7 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
       synchronized (this) {
         if (missed > 0) {
           next = new Traced(new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, null, null,
-              missed, null));
+              missed, null, null));
           missed = 0;
         } else {
           next = pending.poll();

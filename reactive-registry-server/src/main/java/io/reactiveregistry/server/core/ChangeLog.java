@@ -45,8 +45,13 @@ final class ChangeLog {
   }
 
   void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor) {
+    upserted(instance, cause, actor, null);
+  }
+
+  /** {@code reason}: why, in words, where the cause alone does not say (a health check's outcome). */
+  void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor, @Nullable String reason) {
     events.add(new InstanceUpserted(instance.service.key, ++revision, instance.view, instance.published, cause,
-        actor, principal));
+        actor, principal, reason));
     instance.published = instance.view;
     instance.service.revision = revision;
   }

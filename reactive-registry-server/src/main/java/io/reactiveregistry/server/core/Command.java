@@ -79,8 +79,8 @@ public sealed interface Command {
     }
   }
 
-  /** A health check's result for a persistent instance. */
-  record RecordHealth(ServiceKey service, String instanceId, boolean healthy) implements OfService {}
+  /** A health check's result for a persistent instance: its verdict, and how it came about. */
+  record RecordHealth(ServiceKey service, String instanceId, HealthCheck check) implements OfService {}
 
   /** Applies heartbeat deadlines that have passed (at most the expiry budget of them). */
   record Expire() implements Command {}

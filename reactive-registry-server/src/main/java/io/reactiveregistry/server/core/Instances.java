@@ -297,16 +297,21 @@ final class Instances {
    * Records a health check's result: a failing check marks a persistent instance unhealthy, a
    * passing one healthy again; only a change emits an event. An instance that has gone is ignored.
    */
-  boolean healthChecked(ServiceKey key, String instanceId, boolean healthy) {
+  boolean healthChecked(ServiceKey key, String instanceId, HealthCheck check) {
     Service service = services.get(key);
     RegisteredInstance instance = service == null || service.ephemeral ? null : service.instances.get(instanceId);
-    if (instance == null || instance.view.healthy() == healthy) {
+    if (instance == null) {
+      return false;
+    }
+    instance.lastCheck = check;
+    boolean healthy = check.healthy();
+    if (instance.view.healthy() == healthy) {
       return false;
     }
     instance.view = instance.view.withHealthy(healthy);
     // Durable, so that in a cluster one member's check shows, and is pushed, on every member.
     log.durable(new DurableChange.InstanceSaved(key, instance.spec, healthy));
-    log.upserted(instance, ChangeCause.HEALTH_CHECK, null);
+    log.upserted(instance, ChangeCause.HEALTH_CHECK, null, check.reason());
     return true;
   }
 
@@ -490,7 +495,7 @@ final class Instances {
       InstanceOverride override = overrides.current(key, instance.id());
       records.add(new Results.InstanceRecord(instance.view, instance.owner == null ? null : instance.owner.label(),
           local ? instance.owner.id() : 0, local ? instance.lastHeartbeatAt : null,
-          override.isEmpty() ? null : override));
+          override.isEmpty() ? null : override, instance.lastCheck));
     }
     return records;
   }

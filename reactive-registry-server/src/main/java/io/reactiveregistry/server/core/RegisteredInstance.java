@@ -6,6 +6,8 @@ final class RegisteredInstance {
   /** What the registration said; the view is derived from it. */
   InstanceSpec spec;
   InstanceView view;
+  /** The last health check this member ran of it (a persistent instance); null before the first. */
+  HealthCheck lastCheck;
   /** The view the last change event carried (null before the first): the "before" of the next one. */
   InstanceView published;
   /**

@@ -119,7 +119,7 @@ public final class Registry implements RegistryReads {
     } else if (command instanceof Command.Stalled c) {
       return new Counted(stalled(c.millis()));
     } else if (command instanceof Command.RecordHealth c) {
-      return new HealthRecorded(healthChecked(c.service(), c.instanceId(), c.healthy()));
+      return new HealthRecorded(healthChecked(c.service(), c.instanceId(), c.check()));
     } else if (command instanceof Command.CreateService c) {
       return new ServiceDefined(createService(c.actor(), c.service(), c.ephemeral(), c.protectThreshold(),
           c.metadata()));
@@ -210,8 +210,8 @@ public final class Registry implements RegistryReads {
     return removed;
   }
 
-  boolean healthChecked(ServiceKey key, String instanceId, boolean healthy) {
-    return instances.healthChecked(key, instanceId, healthy);
+  boolean healthChecked(ServiceKey key, String instanceId, HealthCheck check) {
+    return instances.healthChecked(key, instanceId, check);
   }
 
   InstanceView overrideInstance(Owner actor, ServiceKey key, String instanceId, InstanceOverride value) {

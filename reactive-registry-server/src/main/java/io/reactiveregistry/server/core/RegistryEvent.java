@@ -18,10 +18,11 @@ public sealed interface RegistryEvent {
 
   /**
    * An instance appeared or changed; {@code instance} is its new view, {@code before} the one the
-   * previous event about it carried (null when it appeared).
+   * previous event about it carried (null when it appeared); {@code reason}, where the cause alone
+   * does not say why (a health check's outcome), in words.
    */
   record InstanceUpserted(ServiceKey service, long revision, InstanceView instance, @Nullable InstanceView before,
-      ChangeCause cause, Owner actor, @Nullable String principal)
+      ChangeCause cause, Owner actor, @Nullable String principal, @Nullable String reason)
       implements RegistryEvent {}
 
   /** An instance left the service; {@code instance} is its last view. */

@@ -29,5 +29,5 @@ public final class Results {
    * @param override the operator's override; null for none
    */
   public record InstanceRecord(InstanceView view, @Nullable String owner, long ownerId, @Nullable Long lastHeartbeatAt,
-      @Nullable InstanceOverride override) {}
+      @Nullable InstanceOverride override, @Nullable HealthCheck lastCheck) {}
 }

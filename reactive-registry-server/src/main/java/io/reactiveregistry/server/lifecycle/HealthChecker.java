@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.reactiveregistry.server.core.Command;
+import io.reactiveregistry.server.core.HealthCheck;
 import io.reactiveregistry.server.core.HealthTarget;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.ServiceKey;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
@@ -60,11 +62,14 @@ public final class HealthChecker {
   private final Mono<HttpClient> https;
   private volatile Predicate<ServiceKey> share = service -> true;
 
-  /** Looks at one instance: true when it answered as healthy within {@code limit}. */
+  /** Looks at one instance: its verdict within {@code limit}, and why. */
   @FunctionalInterface
   interface Probe {
-    Mono<Boolean> check(HealthTarget target, Duration limit);
+    Mono<Verdict> check(HealthTarget target, Duration limit);
   }
+
+  /** A probe's answer: healthy or not, and what it saw ("connected", "HTTP 503"...). */
+  record Verdict(boolean healthy, String reason) {}
 
   /**
    * @param caFile the CA certificates https checks trust; null: the JVM's trust store
@@ -152,30 +157,36 @@ public final class HealthChecker {
       return Mono.empty();
     }
     Duration limit = timeoutOf(target.serviceMetadata());
+    long started = scheduler.now(TimeUnit.MILLISECONDS);
     return Mono.defer(() -> probe.check(target, limit))
-        .timeout(limit, Mono.just(false), scheduler)
-        .onErrorReturn(false)
-        .doOnNext(healthy -> runtime.execute(new Command.RecordHealth(target.service(), target.instanceId(), healthy)))
+        .timeout(limit, Mono.fromSupplier(() -> new Verdict(false, "timed out after " + limit.toMillis() + " ms")),
+            scheduler)
+        .onErrorResume(error -> Mono.just(new Verdict(false, HealthFailures.describe(error, limit))))
+        .doOnNext(verdict -> {
+          long ended = scheduler.now(TimeUnit.MILLISECONDS);
+          runtime.execute(new Command.RecordHealth(target.service(), target.instanceId(),
+              new HealthCheck(ended, verdict.healthy(), ended - started, verdict.reason())));
+        })
         .then();
   }
 
-  private Mono<Boolean> connects(HealthTarget target, Duration limit) {
+  private Mono<Verdict> connects(HealthTarget target, Duration limit) {
     return tcp.host(target.ip()).port(target.port())
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, limit.toMillis()))
         .connect()
         .map(connection -> {
           connection.dispose();
-          return true;
+          return new Verdict(true, "connected");
         });
   }
 
-  private Mono<Boolean> answers(HealthTarget target) {
+  private Mono<Verdict> answers(HealthTarget target) {
     String path = target.httpPath().startsWith("/") ? target.httpPath() : "/" + target.httpPath();
     String host = target.ip().indexOf(':') >= 0 ? "[" + target.ip() + "]" : target.ip();
     String uri = (target.https() ? "https://" : "http://") + host + ":" + target.port() + path;
     return (target.https() ? https : Mono.just(http)).flatMap(client -> client.get().uri(uri)
         .responseSingle((response, body) -> body.then(Mono.just(response.status().code())))
-        .map(status -> status >= 200 && status < 400));
+        .map(status -> new Verdict(status >= 200 && status < 400, "HTTP " + status)));
   }
 
   /**

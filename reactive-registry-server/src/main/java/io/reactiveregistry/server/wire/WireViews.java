@@ -25,7 +25,9 @@ public final class WireViews {
     return new InstanceDetails.Detail(instance(record.view()), record.owner(),
         record.ownerId() > 0 ? record.ownerId() : null, record.lastHeartbeatAt(),
         override == null ? null : new InstanceDetails.Overridden(override.enabled(), override.weight(),
-            override.metadata()));
+            override.metadata()),
+        record.lastCheck() == null ? null : new InstanceDetails.LastCheck(record.lastCheck().at(),
+            record.lastCheck().healthy(), record.lastCheck().latencyMillis(), record.lastCheck().reason()));
   }
 
   public static ServiceSnapshot snapshot(ServiceView view) {

@@ -67,7 +67,7 @@ class CommittedChangesTest {
     });
     assertThat(shown(replica, db)).isEqualTo(shown(origin, db));
 
-    origin.healthChecked(db, "127.0.0.1#5432#DEFAULT", false);
+    origin.healthChecked(db, "127.0.0.1#5432#DEFAULT", new HealthCheck(0, false, 1, "test"));
     assertThat(ship()).hasSize(1);
     assertThat(shown(replica, db)).singleElement().satisfies(view -> assertThat(view.healthy()).isFalse());
 
@@ -92,7 +92,7 @@ class CommittedChangesTest {
         switch (random.nextInt(6)) {
           case 0, 1 -> origin.register(operator, service, false, instance(ip, 1 + random.nextInt(3)));
           case 2 -> origin.deregister(operator, service, ip, 5432, "DEFAULT");
-          case 3 -> origin.healthChecked(service, ip + "#5432#DEFAULT", random.nextBoolean());
+          case 3 -> origin.healthChecked(service, ip + "#5432#DEFAULT", new HealthCheck(0, random.nextBoolean(), 1, "test"));
           case 4 -> origin.patchInstance(operator, service, ip + "#5432#DEFAULT", random.nextBoolean(),
               (double) random.nextInt(5), null);
           default -> origin.updateService(operator, service, null, random.nextInt(10) / 10.0,

@@ -57,9 +57,9 @@ class RegistryTest {
     registry.patchInstance(operator, orders, "127.0.0.6#8080#DEFAULT", false, null, Map.of("zone", "b"));
 
     assertThat(registry.instanceRecords(orders)).containsExactly(
-        new Results.InstanceRecord(instancesOf(orders).get(0), "alice@127.0.0.1:1", 1, 1_002_000L, null),
+        new Results.InstanceRecord(instancesOf(orders).get(0), "alice@127.0.0.1:1", 1, 1_002_000L, null, null),
         new Results.InstanceRecord(instancesOf(orders).get(1), "bob@127.0.0.1:2", 2, 1_000_000L,
-            new InstanceOverride(false, null, Map.of("zone", "b"))));
+            new InstanceOverride(false, null, Map.of("zone", "b")), null));
     assertThat(registry.instanceRecords(billing)).isEmpty();
   }
 
@@ -449,7 +449,7 @@ class RegistryTest {
   void reRegisteringAnUnhealthyPersistentInstanceKeepsItUnhealthy() {
     ServiceKey db = ServiceKey.of(null, null, "db");
     registry.register(alice, db, false, instance("127.0.0.9", 5432));
-    registry.healthChecked(db, "127.0.0.9#5432#DEFAULT", false);
+    registry.healthChecked(db, "127.0.0.9#5432#DEFAULT", new HealthCheck(0, false, 1, "test"));
     registry.takeEvents();
 
     registry.register(bob, db, false, instance("127.0.0.9", 5432));

@@ -200,6 +200,21 @@ class DashboardBrowserTest {
   }
 
   @Test
+  void anUnhealthyPersistentInstanceSaysWhyAndItsFlipIsInTheServicesRecentChanges() throws Exception {
+    WireClient witness = serverWithPageOpen("#/service/public/DEFAULT_GROUP/db");
+    // Nothing listens on port 1 of loopback: the first check is refused.
+    witness.call("instance.register", "{\"service\":\"db\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.1\","
+        + "\"port\":1}}");
+
+    WebElement instance = row("#instances tr[data-instance='127.0.0.1:1']");
+    waiting().until(ExpectedConditions.textToBePresentInElement(instance, "unhealthy"));
+    waiting().until(d -> instance.findElement(By.cssSelector("small.check")).getText()
+        .startsWith("connection refused in "));
+    WebElement flip = row("#service-history tr[data-cause='HEALTH_CHECK']");
+    assertThat(flip.getText()).contains("127.0.0.1#1#DEFAULT", "healthy: true → false (connection refused)");
+  }
+
+  @Test
   void aServiceIsCreatedEditedAndDeletedFromThePageAndBadInputIsRefusedNamingTheField() throws Exception {
     WireClient witness = serverWithPageOpen("#/services");
 

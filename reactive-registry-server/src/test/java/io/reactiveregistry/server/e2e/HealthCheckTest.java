@@ -8,8 +8,10 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.InstanceDetails;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.TraceEvent;
+import io.reactiveregistry.protocol.message.TraceHistory;
 import io.reactiveregistry.server.ServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,6 +54,21 @@ class HealthCheckTest {
     return instances.get(0);
   }
 
+  /** The last check of a service's only instance, as admin.service.instances shows it. */
+  private InstanceDetails.LastCheck lastCheck(WireClient client, String service) {
+    InstanceDetails details = client.call("admin.service.instances", "{\"service\":\"" + service + "\"}",
+        InstanceDetails.class);
+    assertThat(details.instances()).hasSize(1);
+    return details.instances().get(0).lastCheck();
+  }
+
+  /** Why the service's instance was last marked unhealthy, as the audit history kept it. */
+  private String lastFlipReason(WireClient client, String service) {
+    List<TraceEvent> flips = client.call("admin.trace.query", "{\"service\":\"" + service
+        + "\",\"cause\":\"HEALTH_CHECK\"}", TraceHistory.class).events();
+    return flips.isEmpty() ? null : flips.get(flips.size() - 1).reason();
+  }
+
   @Test
   void aPersistentInstanceTurnsUnhealthyWhenItsPortClosesAndHealthyWhenItReopens() {
     DisposableServer backend = tcpBackend(0);
@@ -63,10 +80,19 @@ class HealthCheckTest {
     Disposable tracing = ops.stream("admin.trace", "{\"service\":\"db\"}")
         .map(json -> JsonCodec.json().decode(json, TraceEvent.class)).subscribe(trace::add);
 
+    await().atMost(Duration.ofSeconds(5)).until(() -> lastCheck(ops, "db") != null);
+    assertThat(lastCheck(ops, "db")).satisfies(check -> {
+      assertThat(check.healthy()).isTrue();
+      assertThat(check.reason()).isEqualTo("connected");
+      assertThat(check.latencyMs()).isBetween(0L, 1_500L);
+    });
     backend.disposeNow();
     await().atMost(Duration.ofSeconds(5)).until(() -> !only(ops, "db").healthy());
+    assertThat(lastCheck(ops, "db").reason()).isEqualTo("connection refused");
+    assertThat(lastFlipReason(ops, "db")).isEqualTo("connection refused");
     tcpBackend(port);
     await().atMost(Duration.ofSeconds(5)).until(() -> only(ops, "db").healthy());
+    assertThat(lastFlipReason(ops, "db")).isEqualTo("connected");
 
     // Unhealthy is never removed, and each flip is in the audit trail as a health check.
     await().atMost(Duration.ofSeconds(5)).until(() ->
@@ -87,10 +113,35 @@ class HealthCheckTest {
         + "\"port\":" + backend.port() + ",\"metadata\":{\"health.http.path\":\"/healthz\"}}}");
 
     await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(3)).until(() -> only(ops, "api").healthy());
+    assertThat(lastCheck(ops, "api").reason()).isEqualTo("HTTP 200");
     status.set(503);
     await().atMost(Duration.ofSeconds(5)).until(() -> !only(ops, "api").healthy());
+    assertThat(lastFlipReason(ops, "api")).isEqualTo("HTTP 503");
+    assertThat(lastCheck(ops, "api")).satisfies(check -> {
+      assertThat(check.healthy()).isFalse();
+      assertThat(check.reason()).isEqualTo("HTTP 503");
+    });
     status.set(302);
     await().atMost(Duration.ofSeconds(5)).until(() -> only(ops, "api").healthy());
+    assertThat(lastFlipReason(ops, "api")).isEqualTo("HTTP 302");
+  }
+
+  @Test
+  void aCheckThatGetsNoAnswerInTimeSaysItTimedOut() {
+    // Accepts the request and never answers it.
+    DisposableServer backend = HttpServer.create().host("127.0.0.1").port(0)
+        .route(routes -> routes.get("/healthz", (request, response) -> Mono.never()))
+        .bindNow();
+    backends.add(backend);
+    WireClient ops = fixture.connect("ops");
+    ops.call("admin.service.create", "{\"service\":\"slow\",\"ephemeral\":false,"
+        + "\"metadata\":{\"health.check.timeout\":\"300\"}}");
+    ops.call("instance.register", "{\"service\":\"slow\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.1\","
+        + "\"port\":" + backend.port() + ",\"metadata\":{\"health.http.path\":\"/healthz\"}}}");
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> !only(ops, "slow").healthy());
+    assertThat(lastFlipReason(ops, "slow")).isEqualTo("timed out after 300 ms");
+    assertThat(lastCheck(ops, "slow").latencyMs()).isGreaterThanOrEqualTo(300);
   }
 
   @Test
@@ -113,6 +164,7 @@ class HealthCheckTest {
           .until(() -> only(ops, "api-" + trusted.port()).healthy());
       // A certificate the registry does not trust fails the check.
       await().atMost(Duration.ofSeconds(5)).until(() -> !only(ops, "api-" + untrusted.port()).healthy());
+      assertThat(lastFlipReason(ops, "api-" + untrusted.port())).startsWith("TLS: certificate not trusted");
       status.set(503);
       await().atMost(Duration.ofSeconds(5)).until(() -> !only(ops, "api-" + trusted.port()).healthy());
     }

@@ -65,7 +65,7 @@ class HealthCheckScheduleTest {
       startedAtMillis.add(time.now(java.util.concurrent.TimeUnit.MILLISECONDS));
       checksPerInstance.merge(target.instanceId(), 1, Integer::sum);
       mostInFlight = Math.max(mostInFlight, inFlight.incrementAndGet());
-      return Mono.delay(took, time).thenReturn(healthy).doFinally(signal -> inFlight.decrementAndGet());
+      return Mono.delay(took, time).thenReturn(new HealthChecker.Verdict(healthy, "test")).doFinally(signal -> inFlight.decrementAndGet());
     }));
   }
 
