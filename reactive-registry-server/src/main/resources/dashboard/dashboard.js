@@ -232,7 +232,7 @@ document.addEventListener('alpine:init', () => {
     now: Date.now(),
     services: { namespace: 'public', group: '', prefix: '', page: 1, pageSize: 20, total: 0, rows: [], loaded: false },
     service: { namespace: '', group: '', name: '', detail: null, rows: [], details: {}, revision: 0,
-      protecting: false, deleted: false, history: [] },
+      protecting: false, deleted: false, history: [], subscribers: [] },
     connections: [],
     trace: { events: [], filter: '', namespace: '', group: '', service: '', paused: false, next: 0 },
     server: { info: null, readAt: 0 },
@@ -377,12 +377,13 @@ document.addEventListener('alpine:init', () => {
     // --- one service ------------------------------------------------------------------------
     openService(namespace, group, name) {
       this.service = { namespace, group, name, detail: null, rows: [], details: {}, revision: 0,
-        protecting: false, deleted: false, history: [] };
+        protecting: false, deleted: false, history: [], subscribers: [] };
       const ref = { namespace, group, service: name };
       this.loadServiceDetail(ref);
       const details = coalesced(() => {
         this.loadInstanceDetails(ref);
         this.loadServiceHistory(ref);
+        this.loadSubscribers(ref);
       }, DETAILS_EVERY_MS);
       const draw = coalesced(() => this.drawInstances(), DRAW_EVERY_MS);
       // Coalesced: the page needs the view, not each step to it; a burst arrives as one BATCH.
@@ -410,6 +411,33 @@ document.addEventListener('alpine:init', () => {
       }
       this.loadInstanceDetails(ref);
       this.loadServiceHistory(ref);
+      this.loadSubscribers(ref);
+    },
+
+    /** Who watches the service on this member: who an action on it reaches (admin permission). */
+    async loadSubscribers(ref) {
+      try {
+        this.service.subscribers = (await api.call('admin.service.subscribers', ref)).subscribers;
+      } catch (error) {
+        if (error.status !== 403) {
+          this.fail(error);
+        }
+      }
+    },
+
+    /** A watch's view, as it asked for it: clusters, healthy only, selector. */
+    watchedView(watch) {
+      const parts = [];
+      if (watch.clusters) {
+        parts.push('clusters ' + watch.clusters.join(', '));
+      }
+      if (watch.healthyOnly) {
+        parts.push('healthy only');
+      }
+      if (watch.selector) {
+        parts.push(watch.selector);
+      }
+      return parts.length ? parts.join('; ') : 'everything';
     },
 
     /** The service's latest changes, newest first, from the server's audit history (admin permission). */

@@ -23,6 +23,8 @@ public enum Route {
   ADMIN_INSTANCE_UPDATE("admin.instance.update", Interaction.REQUEST_RESPONSE),
   ADMIN_INSTANCE_PATCH("admin.instance.patch", Interaction.REQUEST_RESPONSE),
   ADMIN_SERVICE_INSTANCES("admin.service.instances", Interaction.REQUEST_RESPONSE),
+  /** The streams open on this member that watch a service: who is affected by a change to it. */
+  ADMIN_SERVICE_SUBSCRIBERS("admin.service.subscribers", Interaction.REQUEST_RESPONSE),
   ADMIN_CONNECTIONS("admin.connections", Interaction.REQUEST_RESPONSE),
   ADMIN_TRACE("admin.trace", Interaction.REQUEST_STREAM),
   /** The audit trail this member kept, queried by service, instance, cause, principal and time. */

@@ -26,11 +26,13 @@ import io.reactiveregistry.server.eureka.EurekaDoor;
 import io.reactiveregistry.server.request.Answer;
 import io.reactiveregistry.server.request.Catalog;
 import io.reactiveregistry.server.request.RequestLayer;
+import io.reactiveregistry.server.request.Watcher;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.Credential;
 import io.reactiveregistry.server.security.Principal;
 import io.reactiveregistry.server.security.ProtectedMode;
 import io.reactiveregistry.server.tls.ClientCertificates;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -221,7 +223,7 @@ public final class HttpEndpoint {
           clusters(params.get("clusters")), Boolean.parseBoolean(first(params, "healthyOnly")),
           from == null ? null : from.revision(), from == null ? null : from.node(), coalesce ? Boolean.TRUE : null,
           first(params, "selector"), null);
-      Flux<byte[]> events = layer.subscribe(principalOf(request), query, null);
+      Flux<byte[]> events = layer.subscribe(watcher(request), principalOf(request), query, null);
       return eventStream(response, ServerSentEvents.of(events, SSE_KEEPALIVE,
           coalesce ? SSE_GATHER : Duration.ZERO));
     } catch (RuntimeException e) {
@@ -310,6 +312,13 @@ public final class HttpEndpoint {
     } catch (RuntimeException e) {
       return refusal(response, e);
     }
+  }
+
+  /** An HTTP watch, as admin.service.subscribers names it: {@code http@address:port}. */
+  private static Watcher watcher(HttpServerRequest request) {
+    InetSocketAddress remote = request.remoteAddress();
+    return new Watcher("http@" + (remote == null ? "?" : remote.getAddress().getHostAddress() + ":" + remote.getPort()),
+        "http");
   }
 
   private static Publisher<Void> eventStream(HttpServerResponse response, Flux<String> framed) {

@@ -17,6 +17,7 @@ import io.reactiveregistry.server.request.Answer;
 import io.reactiveregistry.server.request.Connections;
 import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.request.Session;
+import io.reactiveregistry.server.request.Watcher;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.Credential;
 import io.reactiveregistry.server.security.Principal;
@@ -181,7 +182,8 @@ final class NacosRequests {
       return NacosJson.ok("SubscribeServiceResponse", body.requestId(),
           Map.of("serviceInfo", NacosModel.serviceInfo(layer.snapshot(principal, query), clusters, clock.millis())));
     }
-    var feed = layer.views(principal, query); // refused here when the caller may not subscribe
+    // Refused here when the caller may not subscribe.
+    var feed = layer.views(new Watcher(connection.toString(), "nacos"), principal, query);
     ServiceSnapshot now = layer.snapshot(principal, query);
     long answered = now.revision();
     connection.subscribed(key, feed

@@ -45,7 +45,8 @@ public final class PermissionTable {
         // owns it registered with write permission, so write in some namespace is asked (below).
         case INSTANCE_REGISTER, INSTANCE_HEARTBEAT, INSTANCE_DEREGISTER, INSTANCE_BATCH_REGISTER -> write;
         case ADMIN_SERVICE_CREATE, ADMIN_SERVICE_UPDATE, ADMIN_SERVICE_DELETE, ADMIN_SERVICE_GET, ADMIN_INSTANCE_UPDATE,
-            ADMIN_INSTANCE_PATCH, ADMIN_SERVICE_INSTANCES, ADMIN_TRACE, ADMIN_TRACE_QUERY -> admin;
+            ADMIN_INSTANCE_PATCH, ADMIN_SERVICE_INSTANCES, ADMIN_SERVICE_SUBSCRIBERS, ADMIN_TRACE, ADMIN_TRACE_QUERY
+            -> admin;
         // Connections, backups, membership and the replication stream cross namespaces; cluster.replicate is
         // internal (a peer, or an operator with admin everywhere).
         case ADMIN_CONNECTIONS, ADMIN_BACKUP, ADMIN_MEMBERS_ADD, ADMIN_MEMBERS_REMOVE, CLUSTER_REPLICATE -> adminEverywhere;

@@ -32,6 +32,7 @@ import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.message.ServiceListQuery;
 import io.reactiveregistry.protocol.message.ServiceRef;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.ServiceSubscribers;
 import io.reactiveregistry.protocol.message.SetupData;
 import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.protocol.message.TraceHistory;
@@ -113,6 +114,7 @@ public final class RequestLayer {
 
   private final RegistryRuntime runtime;
   private final TraceHub trace;
+  private final Watchers watchers;
   private final ServerIdentity identity;
   private final InstantSource clock;
   private final ServerMeters meters;
@@ -151,6 +153,7 @@ public final class RequestLayer {
     this.clock = clock;
     this.catalogs = new CatalogReads(runtime, clock, RECENT_CHANGES_MILLIS, MAX_RECENT_CHANGES);
     this.feeds = new ViewFeeds(runtime, Schedulers.parallel());
+    this.watchers = new Watchers(clock);
     this.catalogHub = new CatalogHub(runtime, identity.nodeId(), MAX_CATALOG_PENDING, CATALOG_HISTORY,
         Schedulers.parallel());
     json.prepare(Registration.class, RegisterResult.class, InstanceRef.class, DeregisterResult.class,
@@ -158,7 +161,8 @@ public final class RequestLayer {
         ServiceList.class, ServiceDefinition.class, ServiceDetail.class, ServiceRef.class, InstanceOverride.class,
         InstanceBody.class, TraceQuery.class, TraceEvent.class, ServiceSnapshot.class, ServiceEvent.class,
         ServerInfo.class, ErrorBody.class, SetupData.class, InstanceDetails.class, ConnectionList.class,
-        CatalogQuery.class, CatalogEvent.class, TraceHistoryQuery.class, TraceHistory.class);
+        CatalogQuery.class, CatalogEvent.class, TraceHistoryQuery.class, TraceHistory.class,
+        ServiceSubscribers.class);
   }
 
   // ---- sessions ----
@@ -561,10 +565,10 @@ public final class RequestLayer {
    * refusal its own way). {@code eventLoop}: where the stream's events are written from (null: the
    * thread of each change).
    */
-  public Flux<byte[]> stream(@Nullable Principal principal, Route route, ByteBuf body,
+  public Flux<byte[]> stream(Watcher watcher, @Nullable Principal principal, Route route, ByteBuf body,
       @Nullable DrainLoop eventLoop) {
     return switch (route) {
-      case SERVICE_SUBSCRIBE -> subscribe(principal, json.decode(body, Query.class), eventLoop);
+      case SERVICE_SUBSCRIBE -> subscribe(watcher, principal, json.decode(body, Query.class), eventLoop);
       case CATALOG_SUBSCRIBE -> catalog(principal, json.decode(body, CatalogQuery.class));
       case ADMIN_TRACE -> trace(principal, json.decode(body, TraceQuery.class));
       case ADMIN_BACKUP -> backup(principal);
@@ -578,12 +582,14 @@ public final class RequestLayer {
   }
 
   /** {@code service.subscribe} from a typed query (HTTP's watch builds it from the URL). */
-  public Flux<byte[]> subscribe(@Nullable Principal principal, Query query, @Nullable DrainLoop eventLoop) {
+  public Flux<byte[]> subscribe(Watcher watcher, @Nullable Principal principal, Query query,
+      @Nullable DrainLoop eventLoop) {
     return opened(Route.SERVICE_SUBSCRIBE, System.nanoTime(), () -> {
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       permissions.check(principal, Route.SERVICE_SUBSCRIBE, key.namespace());
-      return runtime.subscribe(key, filter(query), resume(query), eventLoop,
-          Boolean.TRUE.equals(query.coalesce()));
+      ViewFilter filter = filter(query);
+      return watchers.watched(key, watcher, principal == null ? null : principal.name(), filter,
+          runtime.subscribe(key, filter, resume(query), eventLoop, Boolean.TRUE.equals(query.coalesce())));
     });
   }
 
@@ -592,11 +598,13 @@ public final class RequestLayer {
    * change (changes close together may come as one), for doors whose clients expect full lists
    * (Nacos's). Subscribers of the same view share one feed. Refused by throwing.
    */
-  public Flux<ServiceSnapshot> views(@Nullable Principal principal, Query query) {
+  public Flux<ServiceSnapshot> views(Watcher watcher, @Nullable Principal principal, Query query) {
     return measured(Route.SERVICE_SUBSCRIBE, () -> {
       ServiceKey key = service(query.namespace(), query.group(), query.service());
       permissions.check(principal, Route.SERVICE_SUBSCRIBE, key.namespace());
-      return feeds.feed(key, filter(query));
+      ViewFilter filter = filter(query);
+      return watchers.watched(key, watcher, principal == null ? null : principal.name(), filter,
+          feeds.feed(key, filter));
     });
   }
 
@@ -723,6 +731,7 @@ public final class RequestLayer {
       case SERVICE_LIST -> Answer.json(services(principal, json.decode(body, ServiceListQuery.class)));
       case ADMIN_SERVICE_GET -> Answer.json(describe(principal, json.decode(body, ServiceRef.class)));
       case ADMIN_SERVICE_INSTANCES -> Answer.json(instances(principal, json.decode(body, ServiceRef.class)));
+      case ADMIN_SERVICE_SUBSCRIBERS -> Answer.json(subscribers(principal, json.decode(body, ServiceRef.class)));
       case ADMIN_CONNECTIONS -> {
         permissions.check(principal, route, null);
         yield Answer.json(connections.list(runtime));
@@ -777,6 +786,13 @@ public final class RequestLayer {
     permissions.check(principal, Route.ADMIN_SERVICE_GET, key.namespace());
     return OutcomeEncoder.detail(runtime.read(registry -> registry.service(key))
         .orElseThrow(() -> new EdgeRefusal(ErrorCode.NOT_FOUND, "service " + key + " does not exist")));
+  }
+
+  /** {@code admin.service.subscribers}: who watches the service on this member (a service nobody watches: none). */
+  private ServiceSubscribers subscribers(@Nullable Principal principal, ServiceRef body) {
+    ServiceKey key = service(body.namespace(), body.group(), body.service());
+    permissions.check(principal, Route.ADMIN_SERVICE_SUBSCRIBERS, key.namespace());
+    return new ServiceSubscribers(key.namespace(), key.group(), key.service(), watchers.of(key));
   }
 
   private InstanceDetails instances(@Nullable Principal principal, ServiceRef body) {

@@ -12,6 +12,7 @@ import io.reactiveregistry.server.push.DrainLoop;
 import io.reactiveregistry.server.request.Answer;
 import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.request.Session;
+import io.reactiveregistry.server.request.Watcher;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.Principal;
 import io.rsocket.Payload;
@@ -161,7 +162,8 @@ final class ConnectionSession implements RSocket {
       Flux<byte[]> events;
       try {
         // Called on the connection's event loop: its events are written from there.
-        events = layer.stream(caller, route, payload.sliceData(), drainLoop());
+        events = layer.stream(new Watcher(session.label(), "rsocket"), caller, route, payload.sliceData(),
+            drainLoop());
       } catch (RuntimeException | Error e) { // refused, and counted, by the layer
         subscriptions.decrementAndGet();
         return Flux.error(ErrorMapping.toWire(e));

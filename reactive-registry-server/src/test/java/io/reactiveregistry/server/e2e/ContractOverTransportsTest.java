@@ -18,8 +18,10 @@ import io.reactiveregistry.protocol.message.ServiceDetail;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import io.reactiveregistry.protocol.message.ServiceSubscribers;
 import io.reactiveregistry.protocol.message.ServiceSummary;
 import io.reactiveregistry.protocol.message.TraceEvent;
+import io.reactiveregistry.protocol.message.TraceHistory;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -186,6 +188,15 @@ class ContractOverTransportsTest {
     assertThatThrownBy(() -> call(ops, "admin.members.remove", "{\"node\":\"n2\"}"))
         .satisfies(error -> assertThat(WireClient.errorOf(error).code()).isEqualTo("NOT_FOUND"))
         .hasMessageContaining("not a cluster member");
+    // After the fact: the history kept every change the trail showed; who watches orders: ops's view.
+    assertThat(call(ops, "admin.trace.query", "{\"namespace\":\"shop\",\"service\":\"orders\"}", TraceHistory.class)
+        .events()).extracting(TraceEvent::cause).containsSubsequence("SERVICE_ADMIN", "SERVICE_ADMIN", "REGISTER",
+        "OVERRIDE", "OVERRIDE", "DEREGISTER");
+    assertThat(call(ops, "admin.service.subscribers", orders(""), ServiceSubscribers.class).subscribers())
+        .singleElement().satisfies(watch -> {
+          assertThat(watch.client()).startsWith("ops@");
+          assertThat(watch.transport()).isEqualTo("rsocket");
+        });
     assertThat(used).as("every route of the contract").containsExactlyInAnyOrder(Route.values());
 
     // Closing the connection releases what it registered, over either transport.

@@ -212,6 +212,15 @@ class DashboardBrowserTest {
         .startsWith("connection refused in "));
     WebElement flip = row("#service-history tr[data-cause='HEALTH_CHECK']");
     assertThat(flip.getText()).contains("127.0.0.1#1#DEFAULT", "healthy: true → false (connection refused)");
+
+    // Who watches db: the page itself (over HTTP), and a client that subscribes to its healthy view.
+    WireClient watcher = fixture.connect("db-watcher");
+    watcher.stream("service.subscribe", "{\"service\":\"db\",\"healthyOnly\":true}").subscribe();
+    witness.call("instance.register", "{\"service\":\"db\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.1\","
+        + "\"port\":2}}"); // a change, so the page reads its details again
+    WebElement client = row("#subscribers tr[data-client^='db-watcher@']");
+    assertThat(client.getText()).contains("rsocket", "healthy only");
+    assertThat(row("#subscribers tr[data-client^='http@']").getText()).contains("http", "everything");
   }
 
   @Test

@@ -144,6 +144,8 @@ class PermissionMatrixTest {
       Map.entry(Route.ADMIN_SERVICE_INSTANCES, new Row("admin", "{\"namespace\":\"%1$s\",\"service\":\"orders\"}")),
       Map.entry(Route.ADMIN_CONNECTIONS, new Row("admin everywhere", "{}")),
       Map.entry(Route.ADMIN_TRACE, new Row("admin", "{\"namespace\":\"%1$s\"}")),
+      Map.entry(Route.ADMIN_TRACE_QUERY, new Row("admin", "{\"namespace\":\"%1$s\"}")),
+      Map.entry(Route.ADMIN_SERVICE_SUBSCRIBERS, new Row("admin", "{\"namespace\":\"%1$s\",\"service\":\"orders\"}")),
       // In memory here: served past the permission as NOT_FOUND (nothing durable to copy).
       Map.entry(Route.ADMIN_BACKUP, new Row("admin everywhere", "{}")),
       // Not a cluster here: served past the permission as NOT_FOUND (no members to change).
