@@ -103,11 +103,11 @@ public final class Replication implements Disposable {
     // Any run of this node differs from the last: peers replace its copies by the new snapshot.
     long epoch = clock.millis() << 16 | ThreadLocalRandom.current().nextInt(1 << 16);
     this.feeds = new ClaimFeeds(self, epoch, runtime, scheduler);
-    // Count, sum and max only: client-side percentiles (HdrHistogram) may take a lock to resize,
-    // and the lag is recorded on the event loop that reads the stream.
+    // Fixed buckets (an array of counters), not client-side percentiles (HdrHistogram may take a
+    // lock to resize): the lag is recorded on the event loop that reads the stream.
     Timer lag = Timer.builder("registry.replication.lag")
         .description("from a change's stamp on its node to its arrival here (by the two nodes' clocks)")
-        .register(meters.registry());
+        .serviceLevelObjectives(ServerMeters.LATENCY_BUCKETS).register(meters.registry());
     Counter repairs = Counter.builder("registry.replication.repairs")
         .description("streams restarted because a digest showed copies differing from their node's claims")
         .register(meters.registry());

@@ -90,6 +90,23 @@ class MetricsEndToEndTest {
     assertThat(value("registry_requests_seconds_count{outcome=\"error\",route=\"instance.register\"}")).isEqualTo(1);
     assertThat(value("registry_requests_seconds_count{outcome=\"ok\",route=\"instance.register\"}")).isEqualTo(3);
     assertThat(value("registry_errors_total{code=\"INVALID_PARAM\"}")).isEqualTo(1);
+    // Histograms: every latency has the README's buckets, cumulative, the last one counting all.
+    for (String series : List.of("registry_requests_seconds_bucket{outcome=\"ok\",route=\"instance.register\",",
+        "registry_push_latency_seconds_bucket{", "registry_storage_commit_seconds_bucket{")) {
+      List<String> bounds = new ArrayList<>();
+      Matcher bucket = Pattern.compile("(?m)^" + Pattern.quote(series) + "le=\"([^\"]+)\"} (\\S+)$").matcher(scrape());
+      List<Double> counts = new ArrayList<>();
+      while (bucket.find()) {
+        bounds.add(bucket.group(1));
+        counts.add(Double.parseDouble(bucket.group(2)));
+      }
+      assertThat(bounds).as(series).extracting(MetricsEndToEndTest::seconds)
+          .isEqualTo(readmeBuckets().stream().map(MetricsEndToEndTest::seconds).toList());
+      assertThat(counts).as(series + " cumulative").isSorted();
+    }
+    assertThat(value("registry_requests_seconds_bucket{outcome=\"ok\",route=\"instance.register\",le=\"+Inf\"}"))
+        .isEqualTo(3);
+    assertThat(value("registry_push_latency_seconds_bucket{le=\"+Inf\"}")).isEqualTo(3);
     assertThat(value("registry_self_preservation")).isZero();
     assertThat(value("registry_storage_pending")).isZero();
     // A single server leads its own one-member group.
@@ -106,6 +123,29 @@ class MetricsEndToEndTest {
     }
     subscription.dispose();
     trace.dispose();
+  }
+
+  /**
+   * The bucket bounds the README's metrics section gives, in seconds as Prometheus writes them,
+   * then +Inf; and they are the server's own.
+   */
+  private static List<String> readmeBuckets() throws Exception {
+    String readme = Files.readString(Path.of("../README.md"));
+    Matcher line = Pattern.compile("Every latency is a histogram with the buckets ((?:`[0-9.]+`,? )+)seconds").matcher(readme);
+    assertThat(line.find()).as("the README names the latency buckets").isTrue();
+    List<String> bounds = new ArrayList<>();
+    for (String bound : line.group(1).replace("`", "").split(",\\s*")) {
+      bounds.add(bound.strip());
+    }
+    assertThat(bounds).extracting(Double::parseDouble).containsExactlyElementsOf(
+        java.util.Arrays.stream(io.reactiveregistry.server.metrics.ServerMeters.LATENCY_BUCKETS)
+            .map(bucket -> bucket.toNanos() / 1e9).toList());
+    bounds.add("+Inf");
+    return bounds;
+  }
+
+  private static double seconds(String bound) {
+    return bound.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(bound);
   }
 
   /** The `registry_*` names in the first column of the README's metrics table. */

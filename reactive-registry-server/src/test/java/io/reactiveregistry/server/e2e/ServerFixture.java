@@ -18,7 +18,9 @@ public final class ServerFixture implements AutoCloseable {
 
   /** A server timed by {@code clock}: a test moves time instead of waiting for it. */
   public ServerFixture(ServerConfig config, InstantSource clock) {
-    this.server = RegistryServer.start(config, clock).block(Duration.ofSeconds(10));
+    // Generous: the first server of a cold test JVM (BlockHound, class loading, Ratis's first election)
+    // on a loaded machine has taken over 10 s; a start that works takes well under one.
+    this.server = RegistryServer.start(config, clock).block(Duration.ofSeconds(30));
   }
 
   public ServerFixture() {
