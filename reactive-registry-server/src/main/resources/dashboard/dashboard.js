@@ -271,9 +271,24 @@ document.addEventListener('alpine:init', () => {
     },
 
     fail(error) {
-      this.error = error.message || String(error);
+      this.error = error.status === 401 ? 'The token was refused: ' + (error.message || String(error))
+        : error.message || String(error);
       if (error.status === 401) {
         this.askToken();
+      }
+    },
+
+    /**
+     * A stream's state for the page: live, or refused (said once, in the banner), or down for a
+     * moment. Once live again, what a refusal's banner said no longer holds: it goes.
+     */
+    streamState(live, refusal) {
+      this.live = live;
+      if (live) {
+        this.error = '';
+        this.liveNote = '';
+      } else if (refusal) {
+        this.fail(refusal);
       }
     },
 
@@ -285,7 +300,11 @@ document.addEventListener('alpine:init', () => {
       const query = namespace ? '?namespace=' + encodeURIComponent(namespace) : '';
       open.streams.push(new EventStream('/api/v1/trace' + query, () => changed(), (live, refusal) => {
         this.live = live;
-        if (refusal) {
+        if (live) {
+          this.liveNote = '';
+        } else if (refusal && refusal.status === 401) {
+          this.fail(refusal); // the token itself: not a matter of permission
+        } else if (refusal) {
           this.liveNote = 'Not live: following changes needs the admin permission (' + refusal.message
             + '). Shown as of ' + this.time(Date.now()) + '.';
         }
@@ -327,10 +346,13 @@ document.addEventListener('alpine:init', () => {
         }
         draw();
       }, (live, refusal) => {
-        this.live = live;
         if (refusal) {
-          this.fail(refusal);
+          // Refused: nothing is known of the namespace, which is not the same as it being empty.
+          this.services.loaded = false;
+          this.services.rows = [];
+          this.services.total = 0;
         }
+        this.streamState(live, refusal);
       }));
     },
 

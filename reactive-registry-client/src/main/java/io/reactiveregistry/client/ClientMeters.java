@@ -3,13 +3,21 @@ package io.reactiveregistry.client;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.reactiveregistry.protocol.LatencyBuckets;
+import io.reactiveregistry.protocol.Route;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
+import reactor.core.publisher.Mono;
 
 /**
  * The client's meters, named once here: {@code registry.client.connected} (1 or 0),
  * {@code registry.client.reconnects}, {@code registry.client.moves}, {@code registry.client.redo.failures}, {@code registry.client.registrations},
- * {@code registry.client.watches}. Without a {@code MeterRegistry} nothing is recorded and
+ * {@code registry.client.watches}, {@code registry.client.requests{route, outcome}} (a histogram with
+ * the server's buckets). Without a {@code MeterRegistry} nothing is recorded and
  * Micrometer need not be on the class path.
  */
 class ClientMeters {
@@ -25,6 +33,11 @@ class ClientMeters {
 
   void bind(IntSupplier registrations, IntSupplier watches) {}
 
+  /** {@code request}, its time from subscription to answer or error recorded under its route. */
+  <T> Mono<T> timed(Route route, Mono<T> request) {
+    return request;
+  }
+
   static ClientMeters of(Object meterRegistry) {
     return meterRegistry == null ? NONE : new Micrometer((MeterRegistry) meterRegistry);
   }
@@ -36,8 +49,15 @@ class ClientMeters {
     private final Counter redoFailures;
     private final Counter moves;
 
+    private final Map<Route, Timer> requestsOk = new EnumMap<>(Route.class);
+    private final Map<Route, Timer> requestsFailed = new EnumMap<>(Route.class);
+
     Micrometer(MeterRegistry registry) {
       this.registry = registry;
+      for (Route route : Route.values()) {
+        requestsOk.put(route, requestTimer(route, "ok"));
+        requestsFailed.put(route, requestTimer(route, "error"));
+      }
       Gauge.builder("registry.client.connected", connected, AtomicInteger::get)
           .description("1 while the client holds a connection to a registry server").register(registry);
       this.reconnects = Counter.builder("registry.client.reconnects")
@@ -46,6 +66,23 @@ class ClientMeters {
           .description("failed attempts to register an instance again on a new connection").register(registry);
       this.moves = Counter.builder("registry.client.moves")
           .description("connections moved to another cluster member at the server's request").register(registry);
+    }
+
+    private Timer requestTimer(Route route, String outcome) {
+      return Timer.builder("registry.client.requests").tag("route", route.routeName()).tag("outcome", outcome)
+          .description("request-response round trips to the registry, by route and outcome (from sending to "
+              + "the answer, network and server together)")
+          .serviceLevelObjectives(LatencyBuckets.all()).register(registry);
+    }
+
+    @Override
+    <T> Mono<T> timed(Route route, Mono<T> request) {
+      return Mono.defer(() -> {
+        long start = System.nanoTime();
+        return request
+            .doOnSuccess(answer -> requestsOk.get(route).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
+            .doOnError(error -> requestsFailed.get(route).record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+      });
     }
 
     @Override

@@ -55,9 +55,11 @@ public final class RegistryClient {
   private final LastSeen lastSeen = new LastSeen();
   private final Duration requestTimeout;
   private final boolean deregisterOnClose;
+  private final ClientMeters meters;
 
   private RegistryClient(Builder builder) {
     ClientMeters meters = ClientMeters.of(builder.meterRegistry);
+    this.meters = meters;
     this.connections = new ConnectionManager(builder.servers, builder.clientName, builder.zone, builder.token,
         builder.tls, builder.minBackoff, builder.maxBackoff, builder.connectTimeout, builder.requestTimeout,
         builder.random, meters);
@@ -157,7 +159,8 @@ public final class RegistryClient {
   /** {@code service.query} on the live connection, waiting for one up to the request timeout. */
   private Mono<ServiceSnapshot> ask(Query query) {
     return connections.link(requestTimeout)
-        .flatMap(link -> link.socket().requestResponse(Wire.payload(Route.SERVICE_QUERY.routeName(), query)))
+        .flatMap(link -> meters.timed(Route.SERVICE_QUERY,
+            link.socket().requestResponse(Wire.payload(Route.SERVICE_QUERY.routeName(), query))))
         .map(answer -> Wire.decode(answer, ServiceSnapshot.class))
         .timeout(requestTimeout)
         .onErrorMap(Wire::translate);
@@ -194,7 +197,8 @@ public final class RegistryClient {
   private Mono<ListedPage> servicePage(String namespace, @Nullable String group, int page) {
     ServiceListQuery body = new ServiceListQuery(namespace, group, null, page, LIST_PAGE_SIZE);
     return connections.link(requestTimeout)
-        .flatMap(link -> link.socket().requestResponse(Wire.payload(Route.SERVICE_LIST.routeName(), body)))
+        .flatMap(link -> meters.timed(Route.SERVICE_LIST,
+            link.socket().requestResponse(Wire.payload(Route.SERVICE_LIST.routeName(), body))))
         .map(answer -> new ListedPage(page, Wire.decode(answer, ServiceList.class).services()))
         .timeout(requestTimeout)
         .onErrorMap(Wire::translate);

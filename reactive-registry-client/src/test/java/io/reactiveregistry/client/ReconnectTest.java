@@ -70,6 +70,16 @@ class ReconnectTest {
       assertThat(meters.get("registry.client.connected").gauge().value()).isEqualTo(1.0);
       assertThat(meters.get("registry.client.reconnects").counter().count()).isGreaterThanOrEqualTo(1.0);
       assertThat(meters.get("registry.client.registrations").gauge().value()).isEqualTo(2.0);
+      // Each request's round trip, by route and outcome, as a histogram with the server's buckets.
+      io.micrometer.core.instrument.Timer queries = meters.get("registry.client.requests")
+          .tags("route", "service.query", "outcome", "ok").timer();
+      assertThat(queries.count()).isGreaterThanOrEqualTo(3);
+      io.micrometer.core.instrument.distribution.CountAtBucket[] buckets = queries.takeSnapshot().histogramCounts();
+      assertThat(buckets).hasSize(17);
+      assertThat(buckets[16].bucket(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(5.0);
+      assertThat(buckets[16].count()).as("within 5 s, cumulative").isEqualTo(queries.count());
+      assertThat(meters.get("registry.client.requests").tags("route", "instance.register", "outcome", "ok").timer()
+          .count()).isGreaterThanOrEqualTo(2);
     } finally {
       watch.dispose();
       app.closeAndWait();

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
 import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.LatencyBuckets;
 import io.reactiveregistry.protocol.Route;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -31,17 +32,11 @@ import java.util.function.ToDoubleFunction;
 public final class ServerMeters {
   /**
    * The histogram buckets of every latency the server measures (requests, pushes, commits,
-   * replication lag), chosen for a registry: a request served from memory takes tens of
-   * microseconds, a Raft commit milliseconds, a slow push or a partition seconds. Fixed and the
-   * same on every member, so that {@code histogram_quantile} over a cluster's
-   * {@code _bucket} series adds them up; recorded lock-free (an array of counters).
+   * replication lag): {@link LatencyBuckets}, the same on every member and client, so that
+   * {@code histogram_quantile} over a cluster's {@code _bucket} series adds them up; recorded
+   * lock-free (an array of counters).
    */
-  public static final Duration[] LATENCY_BUCKETS = {
-      Duration.ofNanos(25_000), Duration.ofNanos(50_000), Duration.ofNanos(100_000), Duration.ofNanos(250_000),
-      Duration.ofNanos(500_000), Duration.ofMillis(1), Duration.ofNanos(2_500_000), Duration.ofMillis(5),
-      Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
-      Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2_500),
-      Duration.ofSeconds(5)};
+  public static final Duration[] LATENCY_BUCKETS = LatencyBuckets.all();
 
   private final MeterRegistry registry;
   private final Map<Route, Timer> requestsOk = new EnumMap<>(Route.class);

@@ -302,6 +302,15 @@ class DashboardBrowserTest {
     open(fixture, "#/services");
     WebElement ask = waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("ask")));
     assertThat(ask.getText()).contains("Token");
+    // A token the server does not know: the page says so, shows no listing as if it were empty,
+    // and asks again.
+    ask.findElement(By.name("token")).sendKeys("not-a-token-0000");
+    confirm();
+    waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("error"), "The token was refused"));
+    assertThat(browser.findElement(By.cssSelector(".pager")).isDisplayed()).isFalse();
+    assertThat(browser.findElement(By.tagName("body")).getText()).doesNotContain("0 services");
+    ask = waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("ask")));
+    ask.findElement(By.name("token")).clear();
     ask.findElement(By.name("token")).sendKeys(READER);
     confirm();
     // The reader may read team-a only: public is refused, team-a listed, and live (the catalog
@@ -313,6 +322,8 @@ class DashboardBrowserTest {
     row("#services tr[data-service='billing']");
     assertThat(browser.findElements(By.cssSelector("#services tr[data-service='secret']"))).isEmpty();
     waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
+    // public's refusal no longer holds for what the page shows: its banner is gone.
+    assertThat(browser.findElement(By.id("error")).isDisplayed()).isFalse();
     ops.call("instance.register", "{\"namespace\":\"team-a\",\"service\":\"ledger\",\"instance\":"
         + "{\"ip\":\"127.0.0.6\",\"port\":9091}}");
     row("#services tr[data-service='ledger']");
