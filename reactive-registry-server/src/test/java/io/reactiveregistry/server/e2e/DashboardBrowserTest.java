@@ -305,7 +305,7 @@ class DashboardBrowserTest {
     // A token the server does not know: the page says so, shows no listing as if it were empty,
     // and asks again.
     ask.findElement(By.name("token")).sendKeys("not-a-token-0000");
-    confirm();
+    waiting().until(ExpectedConditions.elementToBeClickable(By.id("ask-confirm"))).click(); // asked again at once
     waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("error"), "The token was refused"));
     assertThat(browser.findElement(By.cssSelector(".pager")).isDisplayed()).isFalse();
     assertThat(browser.findElement(By.tagName("body")).getText()).doesNotContain("0 services");
