@@ -6,10 +6,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.reactiveregistry.protocol.LatencyBuckets;
 import io.reactiveregistry.protocol.Route;
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntSupplier;
 import reactor.core.publisher.Mono;
 
@@ -49,15 +48,11 @@ class ClientMeters {
     private final Counter redoFailures;
     private final Counter moves;
 
-    private final Map<Route, Timer> requestsOk = new EnumMap<>(Route.class);
-    private final Map<Route, Timer> requestsFailed = new EnumMap<>(Route.class);
+    /** Each route's timers, ok and error, made at its first request: an application's scrape carries only those it used. */
+    private final AtomicReferenceArray<Timer> requests = new AtomicReferenceArray<>(Route.values().length * 2);
 
     Micrometer(MeterRegistry registry) {
       this.registry = registry;
-      for (Route route : Route.values()) {
-        requestsOk.put(route, requestTimer(route, "ok"));
-        requestsFailed.put(route, requestTimer(route, "error"));
-      }
       Gauge.builder("registry.client.connected", connected, AtomicInteger::get)
           .description("1 while the client holds a connection to a registry server").register(registry);
       this.reconnects = Counter.builder("registry.client.reconnects")
@@ -68,11 +63,18 @@ class ClientMeters {
           .description("connections moved to another cluster member at the server's request").register(registry);
     }
 
-    private Timer requestTimer(Route route, String outcome) {
-      return Timer.builder("registry.client.requests").tag("route", route.routeName()).tag("outcome", outcome)
-          .description("request-response round trips to the registry, by route and outcome (from sending to "
-              + "the answer, network and server together)")
-          .serviceLevelObjectives(LatencyBuckets.all()).register(registry);
+    private Timer requestTimer(Route route, boolean ok) {
+      int slot = route.ordinal() * 2 + (ok ? 0 : 1);
+      Timer timer = requests.get(slot);
+      if (timer == null) { // two first requests may both register it: Micrometer answers the same timer
+        timer = Timer.builder("registry.client.requests").tag("route", route.routeName())
+            .tag("outcome", ok ? "ok" : "error")
+            .description("request-response round trips to the registry, by route and outcome (from sending to "
+                + "the answer, network and server together)")
+            .serviceLevelObjectives(LatencyBuckets.all()).register(registry);
+        requests.set(slot, timer);
+      }
+      return timer;
     }
 
     @Override
@@ -80,8 +82,8 @@ class ClientMeters {
       return Mono.defer(() -> {
         long start = System.nanoTime();
         return request
-            .doOnSuccess(answer -> requestsOk.get(route).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
-            .doOnError(error -> requestsFailed.get(route).record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+            .doOnSuccess(answer -> requestTimer(route, true).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
+            .doOnError(error -> requestTimer(route, false).record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
       });
     }
 

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
@@ -39,8 +40,11 @@ public final class ServerMeters {
   public static final Duration[] LATENCY_BUCKETS = LatencyBuckets.all();
 
   private final MeterRegistry registry;
-  private final Map<Route, Timer> requestsOk = new EnumMap<>(Route.class);
-  private final Map<Route, Timer> requestsFailed = new EnumMap<>(Route.class);
+  /**
+   * Each route's timers, ok and error, made at its first request: a histogram is 19 series, and a
+   * scrape need not carry them for the routes and outcomes a member never served.
+   */
+  private final AtomicReferenceArray<Timer> requests = new AtomicReferenceArray<>(Route.values().length * 2);
   private final Map<ErrorCode, Counter> errors = new EnumMap<>(ErrorCode.class);
   private final Counter heartbeats;
   private final Counter heartbeatsDropped;
@@ -50,10 +54,6 @@ public final class ServerMeters {
 
   public ServerMeters(MeterRegistry registry) {
     this.registry = registry;
-    for (Route route : Route.values()) {
-      requestsOk.put(route, requestTimer(route, "ok"));
-      requestsFailed.put(route, requestTimer(route, "error"));
-    }
     for (ErrorCode code : ErrorCode.values()) {
       errors.put(code, Counter.builder("registry.errors").tag("code", code.name())
           .description("requests refused, by contract error code").register(registry));
@@ -86,10 +86,16 @@ public final class ServerMeters {
         .register(registry);
   }
 
-  private Timer requestTimer(Route route, String outcome) {
-    return Timer.builder("registry.requests").tag("route", route.routeName()).tag("outcome", outcome)
-        .description("requests served, by route and outcome").serviceLevelObjectives(LATENCY_BUCKETS)
-        .register(registry);
+  private Timer requestTimer(Route route, boolean ok) {
+    int slot = route.ordinal() * 2 + (ok ? 0 : 1);
+    Timer timer = requests.get(slot);
+    if (timer == null) { // two first requests may both register it: Micrometer answers the same timer
+      timer = Timer.builder("registry.requests").tag("route", route.routeName()).tag("outcome", ok ? "ok" : "error")
+          .description("requests served, by route and outcome").serviceLevelObjectives(LATENCY_BUCKETS)
+          .register(registry);
+      requests.set(slot, timer);
+    }
+    return timer;
   }
 
   /** A gauge over a value read when scraped. */
@@ -110,9 +116,9 @@ public final class ServerMeters {
   public void request(Route route, long startNanos, ErrorCode error) {
     Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
     if (error == null) {
-      requestsOk.get(route).record(took);
+      requestTimer(route, true).record(took);
     } else {
-      requestsFailed.get(route).record(took);
+      requestTimer(route, false).record(took);
       errors.get(error).increment();
     }
   }

@@ -105,13 +105,23 @@ final class NetworkNamespace implements AutoCloseable {
   String run(List<String> command) throws IOException, InterruptedException {
     List<String> full = new ArrayList<>(exec());
     full.addAll(command);
-    Process process = new ProcessBuilder(full).redirectErrorStream(true).start();
-    if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-      process.destroyForcibly();
-      throw new IllegalStateException(full + " failed: "
-          + new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    // Into a file, not a pipe: a command that prints more than a pipe holds (a /metrics scrape)
+    // would wait for a reader while this waits for it to end.
+    java.nio.file.Path output = java.nio.file.Files.createTempFile("netns-run", ".out");
+    try {
+      Process process = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+      boolean ended = process.waitFor(30, TimeUnit.SECONDS);
+      if (!ended) {
+        process.destroyForcibly();
+      }
+      String printed = java.nio.file.Files.readString(output, StandardCharsets.UTF_8);
+      if (!ended || process.exitValue() != 0) {
+        throw new IllegalStateException(full + (ended ? " failed: " : " did not end within 30 s: ") + printed);
+      }
+      return printed;
+    } finally {
+      java.nio.file.Files.deleteIfExists(output);
     }
-    return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
   }
 
   @Override
