@@ -201,6 +201,28 @@ function number(name, text) {
   return Number.isFinite(value) ? value : text;
 }
 
+/** Prometheus's text format, as [{name, labels, value}]: enough for the server page's figures. */
+function parseMetrics(text) {
+  const samples = [];
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!match) {
+      continue;
+    }
+    const labels = {};
+    for (const pair of (match[3] || '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
+      labels[pair[1]] = pair[2];
+    }
+    samples.push({ name: match[1], labels, value: Number(match[4]) });
+  }
+  return samples;
+}
+
+function sumOf(samples, name, where) {
+  return samples.filter(sample => sample.name === name && (!where || where(sample.labels)) && sample.value >= 0)
+    .reduce((sum, sample) => sum + sample.value, 0);
+}
+
 function metadataLines(metadata) {
   return Object.entries(metadata || {}).map(([key, value]) => key + '=' + value).join('\n');
 }
@@ -235,7 +257,7 @@ document.addEventListener('alpine:init', () => {
       protecting: false, deleted: false, history: [], subscribers: [] },
     connections: [],
     trace: { events: [], filter: '', namespace: '', group: '', service: '', paused: false, next: 0 },
-    server: { info: null, readAt: 0 },
+    server: { info: null, readAt: 0, figures: null },
     asking: { id: 0, title: '', text: '', fields: [], confirm: 'Confirm', danger: false, resolve: null },
 
     init() {
@@ -720,6 +742,53 @@ document.addEventListener('alpine:init', () => {
       } catch (error) {
         this.fail(error);
       }
+      this.loadFigures();
+    },
+
+    /**
+     * Memory, connections and refusals from the server's own /metrics (any principal may read
+     * them); the refusal rate is the change since the previous read.
+     */
+    async loadFigures() {
+      try {
+        const response = await fetch('/metrics', { headers: api.headers() });
+        if (!response.ok) {
+          return;
+        }
+        const metrics = parseMetrics(await response.text());
+        const now = Date.now();
+        const refusals = sumOf(metrics, 'registry_errors_total');
+        const before = this.server.figures;
+        this.server.figures = {
+          heap: sumOf(metrics, 'jvm_memory_used_bytes', labels => labels.area === 'heap'),
+          heapMax: sumOf(metrics, 'jvm_memory_max_bytes', labels => labels.area === 'heap'),
+          direct: sumOf(metrics, 'jvm_buffer_memory_used_bytes', labels => labels.id === 'direct'),
+          connections: sumOf(metrics, 'registry_connections'),
+          requests: sumOf(metrics, 'registry_requests_seconds_count'),
+          refusals,
+          refusalsPerSecond: before && now > before.at ? Math.max(0, (refusals - before.refusals) * 1000 / (now - before.at))
+            : null,
+          at: now,
+        };
+      } catch (error) {
+        // The figures are extra: the page stands without them.
+      }
+    },
+
+    /** Self-preservation's figures, as server.info gives them, in words. */
+    heartbeatFigures() {
+      const h = this.server.info && this.server.info.heartbeats;
+      if (!h) {
+        return '';
+      }
+      const share = h.expectedPerMinute > 0 ? Math.round(100 * h.receivedPerMinute / h.expectedPerMinute) + ' %' : '–';
+      return h.receivedPerMinute + ' of ' + h.expectedPerMinute + ' expected heartbeats a minute (' + share
+        + '); turns on below ' + Math.round(100 * h.threshold) + ' %'
+        + (h.enabled ? (h.judged ? '' : ' (too few instances to judge by)') : ' (disabled)');
+    },
+
+    megabytes(bytes) {
+      return bytes == null ? '' : (bytes / (1024 * 1024)).toFixed(1) + ' MiB';
     },
 
     uptime() {

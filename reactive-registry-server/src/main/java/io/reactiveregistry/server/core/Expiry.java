@@ -110,6 +110,10 @@ final class Expiry {
   }
 
   /** Whether missed heartbeats are currently not expiring instances (as of the last pass). */
+  HeartbeatFigures heartbeatFigures(long now) {
+    return heartbeats.figures(now, lifecycle.selfPreservationThreshold(), lifecycle.selfPreservation());
+  }
+
   boolean selfPreserving() {
     return selfPreserving;
   }

@@ -72,6 +72,20 @@ final class HeartbeatAccounting {
     return expectedSum < MIN_EXPECTED || instances < MIN_INSTANCES ? 1.0 : receivedSum / expectedSum;
   }
 
+  /** Expected and received over the window, per minute, and whether that is enough to judge by. */
+  HeartbeatFigures figures(long now, double threshold, boolean enabled) {
+    roll(now);
+    double expectedSum = 0;
+    long receivedSum = 0;
+    for (int i = 0; i < expected.length; i++) {
+      expectedSum += expected[i];
+      receivedSum += received[i];
+    }
+    double perMinute = 60.0 / expected.length;
+    return new HeartbeatFigures(expectedSum * perMinute, receivedSum * perMinute, threshold,
+        expectedSum >= MIN_EXPECTED && instances >= MIN_INSTANCES, enabled);
+  }
+
   private void roll(long now) {
     long second = Math.floorDiv(now, 1000);
     if (currentSecond == Long.MIN_VALUE || second - currentSecond >= expected.length) {

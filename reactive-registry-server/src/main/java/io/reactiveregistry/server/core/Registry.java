@@ -354,6 +354,11 @@ public final class Registry implements RegistryReads {
   }
 
   @Override
+  public HeartbeatFigures heartbeatFigures() {
+    return expiry.heartbeatFigures(clock.millis());
+  }
+
+  @Override
   public boolean selfPreserving() {
     return expiry.selfPreserving();
   }

@@ -46,6 +46,9 @@ public interface RegistryReads {
   /** Whether missed heartbeats are currently not expiring instances. */
   boolean selfPreserving();
 
+  /** What self-preservation judges by: heartbeats expected and received per minute, and its threshold. */
+  HeartbeatFigures heartbeatFigures();
+
   /** How many ephemeral instances a connection owns. */
   int ownedBy(Owner owner);
 

@@ -47,12 +47,14 @@ import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.cluster.MembershipRules;
 import io.reactiveregistry.server.core.ChangeCause;
 import io.reactiveregistry.server.core.Command;
+import io.reactiveregistry.server.core.HeartbeatFigures;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.Outcome.Counted;
 import io.reactiveregistry.server.core.Outcome.HeartbeatOutcome;
 import io.reactiveregistry.server.core.Outcome.Refused;
 import io.reactiveregistry.server.core.Owner;
+import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.Results;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import io.reactiveregistry.server.core.ServiceKey;
@@ -823,9 +825,13 @@ public final class RequestLayer {
     ClusterStatus cluster = identity.cluster() == null ? null : identity.cluster().get();
     List<String> members = cluster == null ? List.of(identity.nodeId())
         : cluster.members().stream().map(ClusterStatus.MemberStatus::id).toList();
+    HeartbeatFigures heartbeats = runtime.read(RegistryReads::heartbeatFigures);
     return new ServerInfo(identity.version(), Protocol.VERSION, identity.nodeId(), members,
         clock.millis() - identity.startedAtMillis(), runtime.read(registry -> registry.selfPreserving()),
-        storage.get(), cluster == null ? null : cluster.toInfo());
+        storage.get(), cluster == null ? null : cluster.toInfo(),
+        new ServerInfo.Heartbeats(Math.round(heartbeats.expectedPerMinute() * 10) / 10.0,
+            Math.round(heartbeats.receivedPerMinute() * 10) / 10.0, heartbeats.threshold(), heartbeats.judged(),
+            heartbeats.enabled()));
   }
 
   /** The part of the service a query asks for: clusters, health and selector, checked. */

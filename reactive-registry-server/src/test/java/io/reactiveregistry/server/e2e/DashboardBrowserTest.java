@@ -15,6 +15,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -221,6 +222,21 @@ class DashboardBrowserTest {
     WebElement client = row("#subscribers tr[data-client^='db-watcher@']");
     assertThat(client.getText()).contains("rsocket", "healthy only");
     assertThat(row("#subscribers tr[data-client^='http@']").getText()).contains("http", "everything");
+  }
+
+  @Test
+  void theServerPageShowsWhatSelfPreservationJudgesByMemoryConnectionsAndRequests() throws Exception {
+    WireClient witness = serverWithPageOpen("#/server");
+    witness.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}");
+    witness.error("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":0}}");
+    browser.navigate().refresh();
+
+    waiting().until(ExpectedConditions.textMatches(By.id("server-heartbeats"),
+        Pattern.compile("[0-9.]+ of [0-9.]+ expected heartbeats a minute .*turns on below 85 %")));
+    assertThat(browser.findElement(By.id("server-heartbeats")).getText()).contains("too few instances to judge by");
+    waiting().until(ExpectedConditions.textMatches(By.id("server-heap"), Pattern.compile("[0-9.]+ MiB of .*")));
+    assertThat(browser.findElement(By.id("server-connections")).getText()).isEqualTo("1");
+    assertThat(browser.findElement(By.id("server-requests")).getText()).matches("[0-9]+ served, 1 refused.*");
   }
 
   @Test
