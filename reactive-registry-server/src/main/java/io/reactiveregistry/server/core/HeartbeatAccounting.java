@@ -62,18 +62,22 @@ final class HeartbeatAccounting {
    * tell (too few heartbeats expected, or too few instances).
    */
   double ratio(long now) {
-    roll(now);
-    double expectedSum = 0;
-    long receivedSum = 0;
-    for (int i = 0; i < expected.length; i++) {
-      expectedSum += expected[i];
-      receivedSum += received[i];
-    }
-    return expectedSum < MIN_EXPECTED || instances < MIN_INSTANCES ? 1.0 : receivedSum / expectedSum;
+    Window window = window(now);
+    return !window.judged() ? 1.0 : window.received() / window.expected();
   }
 
   /** Expected and received over the window, per minute, and whether that is enough to judge by. */
   HeartbeatFigures figures(long now, double threshold, boolean enabled) {
+    Window window = window(now);
+    double perMinute = 60.0 / expected.length;
+    return new HeartbeatFigures(window.expected() * perMinute, window.received() * perMinute, threshold,
+        window.judged(), enabled);
+  }
+
+  /** The window's sums; {@code judged}: enough instances and expected heartbeats to tell by. */
+  private record Window(double expected, long received, boolean judged) {}
+
+  private Window window(long now) {
     roll(now);
     double expectedSum = 0;
     long receivedSum = 0;
@@ -81,9 +85,7 @@ final class HeartbeatAccounting {
       expectedSum += expected[i];
       receivedSum += received[i];
     }
-    double perMinute = 60.0 / expected.length;
-    return new HeartbeatFigures(expectedSum * perMinute, receivedSum * perMinute, threshold,
-        expectedSum >= MIN_EXPECTED && instances >= MIN_INSTANCES, enabled);
+    return new Window(expectedSum, receivedSum, expectedSum >= MIN_EXPECTED && instances >= MIN_INSTANCES);
   }
 
   private void roll(long now) {
