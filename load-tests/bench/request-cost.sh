@@ -9,8 +9,9 @@
 #   registrations that arrive one at a time on their connections (ALONE_PER_USER=N: N per connection
 #   instead of 400, for a run long enough to leave the JIT's work behind).
 # Registrations: RegistrationStorm on 50 connections; queries: QueryStorm of a 20-instance service.
-# Starts the server (default settings, durable state in a scratch directory), warms it with two
-# runs of each shape, and prints the third of each. Build first: ./mvnw -q -DskipTests package
+# Starts the server (default settings, durable state in a scratch directory; SERVER_ARGS="..." adds
+# flags, e.g. SERVER_ARGS="--history-events 0"), warms it with two runs of each shape, and prints
+# the third of each. Build first: ./mvnw -q -DskipTests package
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 jar="${1:-reactive-registry-server/target/reactive-registry-server.jar}"
@@ -18,14 +19,14 @@ what="${2:-all}"
 auth="${3:-none}"
 data=$(mktemp -d)
 tokens=$(mktemp)
-server_args=()
+read -r -a server_args <<< "${SERVER_ARGS:-}"
 load_args=()
 target=tcp://127.0.0.1:7070
 if [ "$auth" = tokens ] || [ "$auth" = tokens+tls ]; then
   token=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
   printf '{"tokens":[{"name":"bench","sha256":"%s","permissions":{"*":["read","write"]}}]}' \
     "$(printf %s "$token" | sha256sum | cut -d' ' -f1)" > "$tokens"
-  server_args=(--token-file "$tokens")
+  server_args+=(--token-file "$tokens")
   load_args=(--token "$token")
 fi
 if [ "$auth" = tls ] || [ "$auth" = tokens+tls ]; then
