@@ -252,7 +252,8 @@ document.addEventListener('alpine:init', () => {
     liveNote: '',
     token: sessionStorage.getItem(TOKEN_KEY) !== null,
     now: Date.now(),
-    services: { namespace: 'public', group: '', prefix: '', page: 1, pageSize: 20, total: 0, rows: [], loaded: false },
+    services: { namespace: 'public', group: '', prefix: '', health: '', page: 1, pageSize: 20, total: 0, rows: [],
+      loaded: false },
     service: { namespace: '', group: '', name: '', detail: null, rows: [], details: {}, revision: 0,
       protecting: false, deleted: false, history: [], subscribers: [] },
     connections: [],
@@ -380,7 +381,12 @@ document.addEventListener('alpine:init', () => {
 
     /** The page of the catalog asked for, from what the stream folded. */
     loadServices() {
-      const all = [...(open.catalog || new Map()).values()].sort((a, b) =>
+      const shown = {
+        '': () => true,
+        unhealthy: summary => summary.healthyCount < summary.instanceCount,
+        protecting: summary => summary.protectionTriggered,
+      }[this.services.health || ''];
+      const all = [...(open.catalog || new Map()).values()].filter(shown).sort((a, b) =>
         a.group < b.group ? -1 : a.group > b.group ? 1 : a.service < b.service ? -1 : a.service > b.service ? 1 : 0);
       this.services.total = all.length;
       this.services.page = Math.min(this.services.page, this.pages());

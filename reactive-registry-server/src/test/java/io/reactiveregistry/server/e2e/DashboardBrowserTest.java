@@ -222,6 +222,14 @@ class DashboardBrowserTest {
     WebElement client = row("#subscribers tr[data-client^='db-watcher@']");
     assertThat(client.getText()).contains("rsocket", "healthy only");
     assertThat(row("#subscribers tr[data-client^='http@']").getText()).contains("http", "everything");
+
+    // The services page, narrowed to the services with unhealthy instances: db, not orders.
+    witness.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}");
+    browser.get(browser.getCurrentUrl().replaceAll("#.*", "#/services"));
+    row("#services tr[data-service='orders']");
+    new Select(browser.findElement(By.id("services-health"))).selectByValue("unhealthy");
+    waiting().until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#services tr[data-service]"), 1));
+    assertThat(row("#services tr[data-service]").getAttribute("data-service")).isEqualTo("db");
   }
 
   @Test
