@@ -213,7 +213,7 @@ public final class Main implements Callable<Integer> {
 
   @Option(names = "--history-events",
       description = "Changes kept for the audit history (admin.trace.query, GET /api/v1/trace/history), about "
-          + "150 bytes each; 0 keeps none. Default: ${DEFAULT-VALUE}")
+          + "120 bytes each; 0 keeps none. Default: ${DEFAULT-VALUE}")
   int historyEvents;
 
   @Option(names = "--history-ms",

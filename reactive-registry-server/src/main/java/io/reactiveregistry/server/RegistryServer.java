@@ -319,8 +319,8 @@ public final class RegistryServer implements Disposable {
       log.info("audit history appended to {} (rotated past {} bytes, {} rotated files kept)",
           settings.file().toAbsolutePath(), settings.fileMaxBytes(), settings.fileKeep());
       return file;
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("the audit history file " + settings.file() + " cannot be opened: "
+    } catch (IOException e) {
+      throw new UncheckedIOException("the audit history file " + settings.file() + " cannot be opened: "
           + e.getMessage(), e);
     }
   }

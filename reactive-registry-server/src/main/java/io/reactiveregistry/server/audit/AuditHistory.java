@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * The audit trail this member keeps: its last {@link Settings#maxEvents} changes, none older than
  * {@link Settings#maxAge}, for {@code admin.trace.query}. Events are kept as the immutable
  * TraceEvents the live trace sends (their strings shared with the registry's own), so keeping one
- * costs an object, not a copy of the instance; about 150 bytes each (load-tests/RESULTS.md).
+ * costs an object, not a copy of the instance; about 120 bytes each (load-tests/RESULTS.md).
  */
 public final class AuditHistory {
   /** How many events a query answers when it names no limit, and at most. */
