@@ -42,7 +42,7 @@ import reactor.test.StepVerifier;
  * and the rule, the connection still usable and nothing changed. {@code INTERNAL} needs a failed
  * disk: {@code storage.StorageFailureEndToEndTest}; {@code UNAUTHENTICATED} and {@code FORBIDDEN}
  * need a server with tokens: {@link PermissionMatrixTest}, every route through every door;
- * {@code UNAVAILABLE} needs a cluster without a majority: {@link ClusterEndToEndTest}.
+ * {@code UNAVAILABLE} needs a cluster without a majority: {@code ClusterEndToEndTest} (system-tests).
  */
 class ErrorsEndToEndTest {
   private final ServerFixture fixture = new ServerFixture(ServerConfig.ephemeralLoopback()
