@@ -8,6 +8,13 @@ public final class Protocol {
   public static final String DATA_MIME_TYPE = "application/json";
   public static final String METADATA_MIME_TYPE = "message/x.rsocket.composite-metadata.v0";
   public static final String ROUTING_MIME_TYPE = "message/x.rsocket.routing.v0";
+  /**
+   * The composite-metadata entry carrying a caller's W3C trace context: its content is the value of
+   * a {@code traceparent} header in US-ASCII ({@code 00-<trace id>-<parent id>-<flags>}), exactly as
+   * HTTP callers send it in the header. RSocket defines no W3C entry of its own (only Zipkin's
+   * binary one), so this one follows the extensions' naming.
+   */
+  public static final String TRACE_MIME_TYPE = "message/x.rsocket.w3c-traceparent.v0";
 
   public static final String DEFAULT_NAMESPACE = "public";
   public static final String DEFAULT_GROUP = "DEFAULT_GROUP";

@@ -16,7 +16,9 @@ import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
 import io.reactiveregistry.server.tls.TlsFiles;
+import io.reactiveregistry.server.tracing.Tracing;
 import io.reactiveregistry.server.transport.ServerLimits;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -227,6 +229,16 @@ public final class Main implements Callable<Integer> {
   @Option(names = "--history-file-max-bytes",
       description = "Rotate the history file past this size (file.1, file.2, ...). Default: ${DEFAULT-VALUE}")
   long historyFileMaxBytes;
+
+  @Option(names = "--otlp-endpoint",
+      description = "Export spans of the server's work on requests to this OTLP/HTTP traces endpoint "
+          + "(e.g. http://127.0.0.1:4318/v1/traces). Default: none (tracing off, nothing made)")
+  URI otlpEndpoint;
+
+  @Option(names = "--trace-sample-ratio",
+      description = "With --otlp-endpoint: the share of requests without a caller's trace context (traceparent) "
+          + "that start a trace; a caller's own sampling decision is always kept. Default: ${DEFAULT-VALUE}")
+  double traceSampleRatio;
 
   @Option(names = "--history-file-keep",
       description = "Rotated history files kept; the oldest beyond are deleted. Default: ${DEFAULT-VALUE}")
@@ -527,6 +539,7 @@ public final class Main implements Callable<Integer> {
         .withEureka(new EurekaDoor.Settings(Names.require("--eureka-namespace", eurekaNamespace),
             Names.require("--eureka-group", eurekaGroup)))
         .withNacos(nacosSettings())
+        .withTracing(new Tracing.Settings(otlpEndpoint, traceSampleRatio))
         .withSecurity(new SecurityConfig(allowUnauthenticated, tokenFile, jwtKeysFile, maxFailedAuthentications,
             Duration.ofMillis(failedAuthenticationWindowMs), TlsFiles.of(tlsCertFile, tlsKeyFile, tlsClientCaFile))
             .withPeerTokenFile(peerTokenFile));

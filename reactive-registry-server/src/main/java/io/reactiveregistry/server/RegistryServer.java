@@ -43,6 +43,7 @@ import io.reactiveregistry.server.storage.Storage;
 import io.reactiveregistry.server.storage.StorageUnavailableException;
 import io.reactiveregistry.server.tls.ReloadingSslContext;
 import io.reactiveregistry.server.tls.TlsFiles;
+import io.reactiveregistry.server.tracing.Tracing;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import java.io.IOException;
@@ -238,8 +239,13 @@ public final class RegistryServer implements Disposable {
         log.warn("--allow-unauthenticated: connections from any address are served without credentials; whoever "
             + "reaches the ports can register, deregister and administer everything");
       }
+      Tracing tracing = Tracing.of(config.tracing(), nodeId, version());
+      if (tracing.on()) {
+        log.info("tracing: spans exported to {} (requests without a trace context sampled at {})",
+            config.tracing().endpoint(), config.tracing().sampleRatio());
+      }
       RequestLayer layer = new RequestLayer(runtime, trace, identity, clock, serverMeters, storage::state, access,
-          replication);
+          replication, tracing);
       RSocketEndpoint endpoint = new RSocketEndpoint(layer, config.limits(), clock, serverMeters, protectedMode,
           access, tls);
       registerGauges(serverMeters, runtime, endpoint);
@@ -286,6 +292,7 @@ public final class RegistryServer implements Disposable {
             ServerConfig.HealthChecks checks = config.healthChecks();
             Disposable ticker = Disposables.composite(
                 historyFile != null ? historyFile : Disposables.disposed(),
+                tracing,
                 tls != null ? tls.watch(TOKEN_FILE_POLL, Schedulers.boundedElastic()) : Disposables.disposed(),
                 access.tokens() != null ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
                     : Disposables.disposed(),

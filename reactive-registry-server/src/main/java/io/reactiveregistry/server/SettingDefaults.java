@@ -66,6 +66,7 @@ final class SettingDefaults {
     put(defaults, "--history-ms", config.history().maxAge().toMillis());
     put(defaults, "--history-file-max-bytes", config.history().fileMaxBytes());
     put(defaults, "--history-file-keep", config.history().fileKeep());
+    put(defaults, "--trace-sample-ratio", config.tracing().sampleRatio());
     put(defaults, "--replication-grace-ms", config.replication().grace().toMillis());
     put(defaults, "--anti-entropy-interval-ms", config.replication().antiEntropy().toMillis());
     put(defaults, "--move-timeout-ms", config.replication().moveTimeout().toMillis());

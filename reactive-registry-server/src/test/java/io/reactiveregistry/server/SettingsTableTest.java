@@ -148,6 +148,9 @@ class SettingsTableTest {
         setting("--history-file", "a1.jsonl", "a2.jsonl", "a3.jsonl", c -> c.history().file(), Path::of),
         setting("--history-file-max-bytes", "2001", "2002", "2003", c -> c.history().fileMaxBytes(), Long::valueOf),
         integer("--history-file-keep", "1", "2", "3", c -> c.history().fileKeep()),
+        setting("--otlp-endpoint", "http://127.0.0.1:4318/v1/traces", "http://127.0.0.2:4318/v1/traces",
+            "http://127.0.0.3:4318/v1/traces", c -> c.tracing().endpoint(), java.net.URI::create),
+        setting("--trace-sample-ratio", "0.2", "0.3", "0.4", c -> c.tracing().sampleRatio(), Double::valueOf),
         millis("--replication-grace-ms", "5100", "5200", "5300", c -> c.replication().grace()),
         millis("--anti-entropy-interval-ms", "2100", "2200", "2300", c -> c.replication().antiEntropy()),
         millis("--move-timeout-ms", "11000", "12000", "13000", c -> c.replication().moveTimeout()),
@@ -236,6 +239,10 @@ class SettingsTableTest {
         .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("expiry budget must be at least 1");
     assertThatThrownBy(() -> parse(Map.of(), "--self-preservation-threshold", "1.5"))
         .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("from 0 to 1");
+    assertThatThrownBy(() -> parse(Map.of(), "--trace-sample-ratio", "2"))
+        .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("between 0 and 1");
+    assertThatThrownBy(() -> parse(Map.of(), "--otlp-endpoint", "grpc://127.0.0.1:4317"))
+        .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("http:// or https://");
     assertThatThrownBy(() -> parse(Map.of(), "--port", "70000"))
         .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("65535");
     assertThatThrownBy(() -> parse(Map.of(), "--max-payload-bytes", "0"))

@@ -17,6 +17,7 @@ import io.reactiveregistry.protocol.message.ServiceListQuery;
 import io.reactiveregistry.protocol.message.TraceHistoryQuery;
 import io.reactiveregistry.protocol.message.TraceQuery;
 import io.reactiveregistry.protocol.rules.TimeBounds;
+import io.reactiveregistry.protocol.trace.TraceParent;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.errors.EdgeRefusal;
@@ -175,8 +176,10 @@ public final class HttpEndpoint {
     if (route == null || !RequestLayer.callableOverHttp(route)) {
       return unrouted(request, response);
     }
+    // W3C trace context: an invalid traceparent is ignored, as the recommendation asks.
+    TraceParent caller = TraceParent.parse(request.requestHeaders().get("traceparent")).orElse(null);
     return RequestBodies.read(request, MAX_BODY_BYTES)
-        .flatMap(body -> layer.call(layer.http(), principalOf(request), route, Unpooled.wrappedBuffer(body)))
+        .flatMap(body -> layer.call(layer.http(), principalOf(request), route, Unpooled.wrappedBuffer(body), caller))
         .onErrorResume(RuntimeException.class, e -> Mono.just(Answer.refusal(e)))
         .flatMap(answer -> send(response, answer).then());
   }

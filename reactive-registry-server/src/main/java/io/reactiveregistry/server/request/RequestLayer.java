@@ -39,6 +39,7 @@ import io.reactiveregistry.protocol.message.TraceHistory;
 import io.reactiveregistry.protocol.message.TraceHistoryQuery;
 import io.reactiveregistry.protocol.message.TraceQuery;
 import io.reactiveregistry.protocol.rules.Names;
+import io.reactiveregistry.protocol.trace.TraceParent;
 import io.reactiveregistry.server.audit.AuditHistory;
 import io.reactiveregistry.server.audit.TraceHub;
 import io.reactiveregistry.server.catalog.CatalogHub;
@@ -70,6 +71,8 @@ import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
 import io.reactiveregistry.server.security.Access;
 import io.reactiveregistry.server.security.Principal;
+import io.reactiveregistry.server.tracing.RequestSpan;
+import io.reactiveregistry.server.tracing.Tracing;
 import io.reactiveregistry.server.wire.CommandDecoder;
 import io.reactiveregistry.server.wire.OutcomeEncoder;
 import io.reactiveregistry.server.wire.ServicePages;
@@ -140,11 +143,13 @@ public final class RequestLayer {
   private final CatalogReads catalogs;
   private final ViewFeeds feeds;
   private final CatalogHub catalogHub;
+  private final Tracing tracing;
 
   /** @param storage the state of durable storage for {@code server.info}: OK, IN_MEMORY or FAILED: ... */
   public RequestLayer(RegistryRuntime runtime, TraceHub trace, ServerIdentity identity, InstantSource clock,
-      ServerMeters meters, Supplier<String> storage, Access access, Replication replication) {
+      ServerMeters meters, Supplier<String> storage, Access access, Replication replication, Tracing tracing) {
     this.replication = replication;
+    this.tracing = tracing;
     this.storage = storage;
     this.access = access;
     this.permissions = new PermissionTable(access);
@@ -226,24 +231,47 @@ public final class RequestLayer {
    * a refusal is an {@link Answer.Refused}.
    */
   public Mono<Answer> call(Session session, @Nullable Principal principal, Route route, ByteBuf body) {
+    return call(session, principal, route, body, null);
+  }
+
+  /**
+   * {@link #call}, in the caller's trace: the request's span (and its {@code decode} and
+   * {@code commit} stages) is a child of {@code caller} when tracing is on. Heartbeats are not traced:
+   * they are most of the traffic and change nothing a trace would follow.
+   */
+  public Mono<Answer> call(Session session, @Nullable Principal principal, Route route, ByteBuf body,
+      @Nullable TraceParent caller) {
     if (route == Route.INSTANCE_HEARTBEAT) {
       return Mono.just(beat(session, principal, body));
     }
     long start = System.nanoTime();
+    RequestSpan span = tracing.request(route, caller, start);
+    Mono<Answer> answer;
     try {
       if (route == Route.SERVICE_QUERY) {
-        return query(principal, json.decode(body, Query.class), start);
+        answer = query(principal, json.decode(body, Query.class), start);
+      } else if (route == Route.ADMIN_MEMBERS_ADD || route == Route.ADMIN_MEMBERS_REMOVE) {
+        answer = members(principal, route, json.decode(body, MemberChange.class), start);
+      } else if (!CommandDecoder.decodes(route)) {
+        answer = Mono.just(counted(route, start, read(principal, route, body)));
+      } else {
+        Command command = CommandDecoder.decode(route, session.owner, body);
+        span.stage("decode", start, System.nanoTime());
+        answer = submitted(route, start, span, authorized(principal, route, command));
       }
-      if (route == Route.ADMIN_MEMBERS_ADD || route == Route.ADMIN_MEMBERS_REMOVE) {
-        return members(principal, route, json.decode(body, MemberChange.class), start);
-      }
-      if (!CommandDecoder.decodes(route)) {
-        return Mono.just(counted(route, start, read(principal, route, body)));
-      }
-      return submitted(route, start, authorized(principal, route, CommandDecoder.decode(route, session.owner, body)));
     } catch (RuntimeException | Error e) { // an Error too: only the contract's JSON reaches a client
-      return Mono.just(counted(route, start, Answer.refusal(e)));
+      answer = Mono.just(counted(route, start, Answer.refusal(e)));
     }
+    return traced(span, answer);
+  }
+
+  /** {@code answer}, ending {@code span} when it is given (or the caller goes away first). */
+  private static Mono<Answer> traced(RequestSpan span, Mono<Answer> answer) {
+    if (span == RequestSpan.NONE) {
+      return answer;
+    }
+    return answer.doOnNext(done -> span.end(done instanceof Answer.Refused refused ? refused.error().code() : null))
+        .doOnCancel(() -> span.end(null));
   }
 
   /**
@@ -253,7 +281,7 @@ public final class RequestLayer {
   public Mono<Answer> register(Session session, @Nullable Principal principal, Registration registration) {
     long start = System.nanoTime();
     try {
-      return submitted(Route.INSTANCE_REGISTER, start, authorized(principal, Route.INSTANCE_REGISTER,
+      return submitted(Route.INSTANCE_REGISTER, start, RequestSpan.NONE, authorized(principal, Route.INSTANCE_REGISTER,
           CommandDecoder.register(session.owner, registration)));
     } catch (RuntimeException | Error e) {
       return Mono.just(counted(Route.INSTANCE_REGISTER, start, Answer.refusal(e)));
@@ -261,14 +289,19 @@ public final class RequestLayer {
   }
 
   /** A command run, answered once it may be (a durable one once committed), counted by {@code route}. */
-  private Mono<Answer> submitted(Route route, long start, Command command) {
+  private Mono<Answer> submitted(Route route, long start, RequestSpan span, Command command) {
+    long submitted = System.nanoTime();
     CompletableFuture<Outcome> outcome = runtime.submit(command);
     if (outcome.isDone()) { // in memory only: answered at once
+      span.stage("apply", submitted, System.nanoTime());
       try {
         return Mono.just(counted(route, start, Answer.of(outcome.join())));
       } catch (RuntimeException e) {
         return Mono.just(counted(route, start, Answer.refusal(e.getCause() != null ? e.getCause() : e)));
       }
+    }
+    if (span != RequestSpan.NONE) { // the durable change's way through the Raft group, until committed and applied
+      outcome.whenComplete((done, error) -> span.stage("commit", submitted, System.nanoTime()));
     }
     return Mono.fromFuture(outcome, true)
         .map(done -> counted(route, start, Answer.of(done)))
@@ -426,7 +459,8 @@ public final class RequestLayer {
     try {
       Command command = CommandDecoder.decode(Route.ADMIN_INSTANCE_PATCH, session.owner,
           Unpooled.wrappedBuffer(json.encode(patch)));
-      return submitted(Route.ADMIN_INSTANCE_PATCH, start, authorized(principal, Route.INSTANCE_REGISTER, command));
+      return submitted(Route.ADMIN_INSTANCE_PATCH, start, RequestSpan.NONE,
+          authorized(principal, Route.INSTANCE_REGISTER, command));
     } catch (RuntimeException | Error e) {
       return Mono.just(counted(Route.ADMIN_INSTANCE_PATCH, start, Answer.refusal(e)));
     }
@@ -444,7 +478,8 @@ public final class RequestLayer {
       Command.PatchInstance named = (Command.PatchInstance) CommandDecoder.decode(Route.ADMIN_INSTANCE_PATCH,
           session.owner, Unpooled.wrappedBuffer(json.encode(instance)));
       Command command = new Command.RestoreEnabled(named.actor(), named.service(), named.instanceId(), metadataKeys);
-      return submitted(Route.ADMIN_INSTANCE_PATCH, start, authorized(principal, Route.INSTANCE_REGISTER, command));
+      return submitted(Route.ADMIN_INSTANCE_PATCH, start, RequestSpan.NONE,
+          authorized(principal, Route.INSTANCE_REGISTER, command));
     } catch (RuntimeException | Error e) {
       return Mono.just(counted(Route.ADMIN_INSTANCE_PATCH, start, Answer.refusal(e)));
     }

@@ -113,7 +113,7 @@ final class ConnectionSession implements RSocket {
       RouteResolver.Resolved request = RouteResolver.resolveWithToken(payload, Interaction.REQUEST_RESPONSE);
       route = request.route();
       checkSize(payload);
-      Mono<Answer> answer = layer.call(session, principalOf(request), route, payload.sliceData());
+      Mono<Answer> answer = layer.call(session, principalOf(request), route, payload.sliceData(), request.trace());
       return answer.flatMap(ConnectionSession::framed);
     } catch (RuntimeException | Error e) { // an Error too: only the contract's JSON reaches a client
       return Mono.error(refused(route, start, e));

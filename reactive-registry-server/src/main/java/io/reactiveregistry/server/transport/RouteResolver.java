@@ -5,6 +5,7 @@ import io.reactiveregistry.protocol.Interaction;
 import io.reactiveregistry.protocol.Protocol;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.codec.RequestMetadata;
+import io.reactiveregistry.protocol.trace.TraceParent;
 import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.rsocket.Payload;
 import java.util.Arrays;
@@ -19,8 +20,8 @@ final class RouteResolver {
 
   private RouteResolver() {}
 
-  /** A request's route, and the bearer token its metadata carries (null for none). */
-  record Resolved(Route route, @Nullable String bearer) {}
+  /** A request's route, the bearer token its metadata carries (null for none) and the caller's trace context. */
+  record Resolved(Route route, @Nullable String bearer, @Nullable TraceParent trace) {}
 
   static Route resolve(Payload payload, Interaction used) {
     return resolveWithToken(payload, used).route();
@@ -42,6 +43,6 @@ final class RouteResolver {
       throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "route '" + name + "' is "
           + route.interaction().wireName() + "; it was called as " + used.wireName());
     }
-    return new Resolved(route, metadata.bearer());
+    return new Resolved(route, metadata.bearer(), metadata.trace());
   }
 }

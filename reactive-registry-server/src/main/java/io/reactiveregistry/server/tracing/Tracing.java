@@ -1,0 +1,178 @@
+package io.reactiveregistry.server.tracing;
+
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
+import io.opentelemetry.sdk.common.Clock;
+import io.opentelemetry.sdk.resources.Resource;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
+import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.protocol.trace.TraceParent;
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+
+/**
+ * Where the server's spans go: OpenTelemetry's SDK with its OTLP/HTTP exporter (protobuf, sent by
+ * the JDK's HTTP client from the batch processor's own thread, never an event loop) when an
+ * endpoint is set, and nothing at all when not ({@link #OFF}: no SDK is built, every request gets
+ * {@link RequestSpan#NONE}).
+ *
+ * <p>Sampling: a caller's decision is kept (its {@code sampled} flag); a request that comes without
+ * a trace context starts a trace with the probability {@link Settings#sampleRatio()}.
+ */
+public final class Tracing implements Disposable {
+  /** Tracing that makes nothing: the default. */
+  public static final Tracing OFF = new Tracing(null, null, "");
+
+  private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("rpc.method");
+  private static final AttributeKey<String> SYSTEM = AttributeKey.stringKey("rpc.system");
+  private static final AttributeKey<String> ERROR_CODE = AttributeKey.stringKey("registry.error.code");
+
+  /**
+   * @param endpoint the OTLP/HTTP traces endpoint ({@code http://collector:4318/v1/traces}); null: off
+   * @param sampleRatio the share of requests without a caller's trace context that start one, 0 to 1
+   */
+  public record Settings(@Nullable URI endpoint, double sampleRatio) {
+    public static final Settings DEFAULTS = new Settings(null, 0.1);
+
+    public Settings {
+      if (!(sampleRatio >= 0 && sampleRatio <= 1)) {
+        throw new IllegalArgumentException("--trace-sample-ratio must be between 0 and 1; got " + sampleRatio);
+      }
+      if (endpoint != null && !("http".equals(endpoint.getScheme()) || "https".equals(endpoint.getScheme()))) {
+        throw new IllegalArgumentException("--otlp-endpoint must be an http:// or https:// URL (OTLP over HTTP); got "
+            + endpoint);
+      }
+    }
+  }
+
+  private final @Nullable SdkTracerProvider provider;
+  private final @Nullable Tracer tracer;
+  private final String system;
+
+  private Tracing(@Nullable SdkTracerProvider provider, @Nullable Tracer tracer, String system) {
+    this.provider = provider;
+    this.tracer = tracer;
+    this.system = system;
+  }
+
+  /**
+   * Tracing as {@code settings} say, for the member {@code member} (its node id, or the address of a
+   * single server): the spans' resource is {@code service.name=reactive-registry},
+   * {@code service.instance.id=<member>}, {@code service.version=<version>}.
+   */
+  public static Tracing of(Settings settings, String member, String version) {
+    if (settings.endpoint() == null) {
+      return OFF;
+    }
+    OtlpHttpSpanExporter exporter = OtlpHttpSpanExporter.builder().setEndpoint(settings.endpoint().toString())
+        .build();
+    SdkTracerProvider provider = SdkTracerProvider.builder()
+        .setResource(Resource.getDefault().merge(Resource.create(Attributes.of(
+            AttributeKey.stringKey("service.name"), "reactive-registry",
+            AttributeKey.stringKey("service.instance.id"), member,
+            AttributeKey.stringKey("service.version"), version))))
+        .setSampler(Sampler.parentBased(Sampler.traceIdRatioBased(settings.sampleRatio())))
+        // Sent each second rather than OpenTelemetry's five: an operator following one change
+        // sees it in the trace viewer at once, and a registry's request rate keeps batches small.
+        .addSpanProcessor(BatchSpanProcessor.builder(exporter).setScheduleDelay(Duration.ofSeconds(1)).build())
+        .build();
+    return new Tracing(provider, provider.get("io.reactiveregistry.server", version), "reactive-registry");
+  }
+
+  /** Whether spans are made and exported. */
+  public boolean on() {
+    return tracer != null;
+  }
+
+  /**
+   * The span of a request on {@code route} that started at {@code startNanos} ({@link System#nanoTime()}),
+   * a child of the caller's span when it sent a trace context.
+   */
+  public RequestSpan request(Route route, @Nullable TraceParent caller, long startNanos) {
+    Tracer spans = tracer;
+    if (spans == null) {
+      return RequestSpan.NONE;
+    }
+    long epochNanos = Clock.getDefault().now() - (System.nanoTime() - startNanos);
+    Context parent = Context.root();
+    if (caller != null) {
+      parent = parent.with(Span.wrap(SpanContext.createFromRemoteParent(caller.traceId(), caller.parentId(),
+          caller.sampled() ? TraceFlags.getSampled() : TraceFlags.getDefault(), TraceState.getDefault())));
+    }
+    Span span = spans.spanBuilder(route.routeName()).setParent(parent).setSpanKind(SpanKind.SERVER)
+        .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
+        .setAttribute(SYSTEM, system).setAttribute(ROUTE, route.routeName()).startSpan();
+    if (!span.isRecording()) {
+      return RequestSpan.NONE;
+    }
+    return new Recorded(spans, span, epochNanos, startNanos);
+  }
+
+  /** Flushes what is queued and stops exporting; does not wait for the collector. */
+  @Override
+  public void dispose() {
+    if (provider != null) {
+      provider.shutdown();
+    }
+  }
+
+  @Override
+  public boolean isDisposed() {
+    return provider == null;
+  }
+
+  /** A sampled request's span; its stages are its children, timed from the same readings. */
+  private static final class Recorded implements RequestSpan {
+    private final Tracer tracer;
+    private final Span span;
+    private final long startEpochNanos;
+    private final long startNanos;
+
+    Recorded(Tracer tracer, Span span, long startEpochNanos, long startNanos) {
+      this.tracer = tracer;
+      this.span = span;
+      this.startEpochNanos = startEpochNanos;
+      this.startNanos = startNanos;
+    }
+
+    private long epoch(long nanos) {
+      return startEpochNanos + (nanos - startNanos);
+    }
+
+    @Override
+    public void stage(String name, long start, long end) {
+      tracer.spanBuilder(name).setParent(Context.root().with(span)).setSpanKind(SpanKind.INTERNAL)
+          .setStartTimestamp(epoch(start), TimeUnit.NANOSECONDS).startSpan()
+          .end(epoch(end), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void end(@Nullable ErrorCode refusedWith) {
+      if (refusedWith != null) {
+        span.setAttribute(ERROR_CODE, refusedWith.name());
+        span.setStatus(StatusCode.ERROR, refusedWith.name());
+      }
+      span.end(epoch(System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public String traceId() {
+      return span.getSpanContext().getTraceId();
+    }
+  }
+}
