@@ -149,7 +149,8 @@ final class Registrar implements Disposable {
 
   /** One request-response on {@code link}, its answer decoded, bounded by the request timeout. */
   private <T> Mono<T> request(Link link, Route route, Object body, Class<T> answer) {
-    return meters.timed(route, link.socket().requestResponse(Wire.payload(route.routeName(), body))
+    return meters.timed(route, Mono.deferContextual(context ->
+            link.socket().requestResponse(Wire.payload(route.routeName(), body, context)))
         .map(payload -> Wire.decode(payload, answer))
         .timeout(requestTimeout)
         .onErrorMap(Wire::translate));

@@ -13,16 +13,19 @@ import io.reactiveregistry.protocol.rules.Addresses;
 import io.reactiveregistry.protocol.rules.InstanceRules;
 import io.reactiveregistry.protocol.rules.Names;
 import io.reactiveregistry.protocol.rules.RuleViolation;
+import io.reactiveregistry.protocol.trace.TraceParent;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Function;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
 
 /**
  * The registry client of a reactive application: one connection to one of the configured
@@ -79,6 +82,19 @@ public final class RegistryClient {
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * Puts a request in the caller's trace: {@code client.register(...).contextWrite(RegistryClient
+   * .inTrace(traceparent))} sends the W3C {@code traceparent} value with the request (and with the
+   * registration's first request only: heartbeats and redos after a reconnect are not traced), so
+   * that a server exporting spans makes its span a child of the caller's. An invalid value is
+   * ignored, as W3C asks. With OpenTelemetry in the application, the value is the current span's
+   * context formatted by its W3C propagator.
+   */
+  public static Function<Context, Context> inTrace(String traceparent) {
+    return TraceParent.parse(traceparent).<Function<Context, Context>>map(trace -> context ->
+        context.put(TraceParent.class, trace)).orElse(Function.identity());
   }
 
   /** Registers an ephemeral instance and keeps it registered until {@link Registration#deregister()}. */
@@ -160,7 +176,8 @@ public final class RegistryClient {
   private Mono<ServiceSnapshot> ask(Query query) {
     return connections.link(requestTimeout)
         .flatMap(link -> meters.timed(Route.SERVICE_QUERY,
-            link.socket().requestResponse(Wire.payload(Route.SERVICE_QUERY.routeName(), query))))
+            Mono.deferContextual(context ->
+                link.socket().requestResponse(Wire.payload(Route.SERVICE_QUERY.routeName(), query, context)))))
         .map(answer -> Wire.decode(answer, ServiceSnapshot.class))
         .timeout(requestTimeout)
         .onErrorMap(Wire::translate);

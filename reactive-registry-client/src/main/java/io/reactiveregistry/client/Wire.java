@@ -1,15 +1,20 @@
 package io.reactiveregistry.client;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.MalformedBodyException;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
+import io.reactiveregistry.protocol.codec.TraceMetadata;
 import io.reactiveregistry.protocol.message.ErrorBody;
+import io.reactiveregistry.protocol.trace.TraceParent;
 import io.rsocket.Payload;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.util.ByteBufPayload;
+import reactor.util.context.ContextView;
 
 /** Bodies to payloads and back, and wire errors to typed exceptions: the client's one mapping. */
 final class Wire {
@@ -25,6 +30,22 @@ final class Wire {
   static Payload payload(String route, byte[] encodedJson) {
     return ByteBufPayload.create(Unpooled.wrappedBuffer(encodedJson),
         RouteMetadata.encode(ByteBufAllocator.DEFAULT, route));
+  }
+
+  /**
+   * A request's payload in the trace the subscriber's Reactor context names ({@link
+   * RegistryClient#inTrace}), if it names one: the route and the trace context's entry.
+   */
+  static Payload payload(String route, Object body, ContextView context) {
+    TraceParent trace = context.getOrDefault(TraceParent.class, null);
+    if (trace == null) {
+      return payload(route, body);
+    }
+    ByteBuf routing = RouteMetadata.encode(ByteBufAllocator.DEFAULT, route);
+    CompositeByteBuf metadata = routing instanceof CompositeByteBuf composite ? composite
+        : ByteBufAllocator.DEFAULT.compositeBuffer().addComponent(true, routing);
+    TraceMetadata.add(metadata, ByteBufAllocator.DEFAULT, trace);
+    return ByteBufPayload.create(Unpooled.wrappedBuffer(json.encode(body)), metadata);
   }
 
   static byte[] encode(Object body) {
