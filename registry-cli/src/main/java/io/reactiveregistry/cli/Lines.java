@@ -117,6 +117,9 @@ final class Lines {
     if (event.node() != null) {
       line.append(" node=").append(event.node());
     }
+    if (event.traceId() != null) {
+      line.append(" trace=").append(event.traceId());
+    }
     if (event.changes() != null) {
       for (TraceEvent.FieldChange change : event.changes()) {
         line.append(' ').append(change.field()).append(": ").append(change.from() == null ? "-" : change.from())

@@ -129,7 +129,7 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
         event.principal(), actor != null && actor.isPeer() ? actor.node() : node, null,
         event instanceof InstanceUpserted upserted && upserted.before() != null
             ? InstanceChanges.between(upserted.before(), upserted.instance()) : null,
-        event instanceof InstanceUpserted upserted ? upserted.reason() : null);
+        event instanceof InstanceUpserted upserted ? upserted.reason() : null, event.traceId());
   }
 
   /**
@@ -165,7 +165,7 @@ public final class TraceHub implements Consumer<List<RegistryEvent>> {
       synchronized (this) {
         if (missed > 0) {
           next = new Traced(new TraceEvent(clock.millis(), null, null, null, null, null, "GAP", null, null, null,
-              missed, null, null));
+              missed, null, null, null));
           missed = 0;
         } else {
           next = pending.poll();

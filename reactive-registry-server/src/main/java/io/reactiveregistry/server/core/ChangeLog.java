@@ -29,6 +29,8 @@ final class ChangeLog {
   private long revision;
   /** The principal the command being applied acts for; null for the server's own and anonymous ones. */
   private @Nullable String principal;
+  /** The trace of the request whose command is being applied; null when it is not traced. */
+  private @Nullable String traceId;
 
   /** The revision of the last change. */
   long revision() {
@@ -44,6 +46,10 @@ final class ChangeLog {
     this.principal = principal;
   }
 
+  void tracing(@Nullable String traceId) {
+    this.traceId = traceId;
+  }
+
   void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor) {
     upserted(instance, cause, actor, null);
   }
@@ -51,24 +57,25 @@ final class ChangeLog {
   /** {@code reason}: why, in words, where the cause alone does not say (a health check's outcome). */
   void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor, @Nullable String reason) {
     events.add(new InstanceUpserted(instance.service.key, ++revision, instance.view, instance.published, cause,
-        actor, principal, reason));
+        actor, principal, reason, traceId));
     instance.published = instance.view;
     instance.service.revision = revision;
   }
 
   void removed(RegisteredInstance instance, ChangeCause cause, Owner actor) {
-    events.add(new InstanceRemoved(instance.service.key, ++revision, instance.view, cause, actor, principal));
+    events.add(new InstanceRemoved(instance.service.key, ++revision, instance.view, cause, actor, principal,
+        traceId));
     instance.service.revision = revision;
   }
 
   void serviceUpdated(Service service, Owner actor, ChangeCause cause) {
-    events.add(new ServiceUpdated(service.key, ++revision, cause, actor, principal));
+    events.add(new ServiceUpdated(service.key, ++revision, cause, actor, principal, traceId));
     service.revision = revision;
   }
 
   /** @return the deletion's revision */
   long serviceDeleted(ServiceKey key, ChangeCause cause, Owner actor) {
-    events.add(new ServiceDeleted(key, ++revision, cause, actor, principal));
+    events.add(new ServiceDeleted(key, ++revision, cause, actor, principal, traceId));
     return revision;
   }
 

@@ -133,4 +133,11 @@ public sealed interface Command {
    * makes, for the audit trail.
    */
   record ActingFor(String principal, Command command) implements Command {}
+
+  /**
+   * A command made in a trace (its request's span was recorded): applied as the command itself,
+   * with the trace's id on every change it makes, so that the audit trail and history lead to the
+   * trace.
+   */
+  record Traced(String traceId, Command command) implements Command {}
 }

@@ -92,6 +92,13 @@ public final class Registry implements RegistryReads {
       } finally {
         log.actingFor(null);
       }
+    } else if (command instanceof Command.Traced c) {
+      log.tracing(c.traceId());
+      try {
+        return applyOrThrow(c.command());
+      } finally {
+        log.tracing(null);
+      }
     } else if (command instanceof Command.ApplyCommitted c) {
       return new Counted(c.replacing() ? replaceCommitted(c.changes()) : applyCommitted(c.changes()));
     } else if (command instanceof Command.ApplyReplica c) {
@@ -145,6 +152,9 @@ public final class Registry implements RegistryReads {
    */
   public boolean answeredDurably(Command command) {
     if (command instanceof Command.ActingFor c) {
+      return answeredDurably(c.command());
+    }
+    if (command instanceof Command.Traced c) {
       return answeredDurably(c.command());
     }
     if (command instanceof Command.Register c) {

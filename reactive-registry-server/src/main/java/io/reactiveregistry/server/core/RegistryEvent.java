@@ -16,25 +16,29 @@ public sealed interface RegistryEvent {
   /** The authenticated principal the change was made for; null when none (or the server made it). */
   @Nullable String principal();
 
+  /** The trace of the request that made the change, when it was traced; null otherwise. */
+  @Nullable String traceId();
+
   /**
    * An instance appeared or changed; {@code instance} is its new view, {@code before} the one the
    * previous event about it carried (null when it appeared); {@code reason}, where the cause alone
    * does not say why (a health check's outcome), in words.
    */
   record InstanceUpserted(ServiceKey service, long revision, InstanceView instance, @Nullable InstanceView before,
-      ChangeCause cause, Owner actor, @Nullable String principal, @Nullable String reason)
+      ChangeCause cause, Owner actor, @Nullable String principal, @Nullable String reason,
+      @Nullable String traceId)
       implements RegistryEvent {}
 
   /** An instance left the service; {@code instance} is its last view. */
   record InstanceRemoved(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor,
-      @Nullable String principal)
+      @Nullable String principal, @Nullable String traceId)
       implements RegistryEvent {}
 
   /** The service's definition changed (created by an operator, protection threshold, metadata). */
   record ServiceUpdated(ServiceKey service, long revision, ChangeCause cause, Owner actor,
-      @Nullable String principal) implements RegistryEvent {}
+      @Nullable String principal, @Nullable String traceId) implements RegistryEvent {}
 
   /** The service itself is gone. */
   record ServiceDeleted(ServiceKey service, long revision, ChangeCause cause, Owner actor,
-      @Nullable String principal) implements RegistryEvent {}
+      @Nullable String principal, @Nullable String traceId) implements RegistryEvent {}
 }

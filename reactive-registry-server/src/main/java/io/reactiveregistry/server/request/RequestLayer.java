@@ -291,7 +291,8 @@ public final class RequestLayer {
   /** A command run, answered once it may be (a durable one once committed), counted by {@code route}. */
   private Mono<Answer> submitted(Route route, long start, RequestSpan span, Command command) {
     long submitted = System.nanoTime();
-    CompletableFuture<Outcome> outcome = runtime.submit(command);
+    String traceId = span.traceId();
+    CompletableFuture<Outcome> outcome = runtime.submit(traceId == null ? command : new Command.Traced(traceId, command));
     if (outcome.isDone()) { // in memory only: answered at once
       span.stage("apply", submitted, System.nanoTime());
       try {

@@ -18,7 +18,7 @@ class AuditHistoryTest {
   private static TraceEvent event(long time, long revision, String service, String instance, String cause,
       String principal) {
     return new TraceEvent(time, revision, "public", "DEFAULT_GROUP", service, instance, cause, "app@127.0.0.1:1",
-        principal, "n1", null, null, null);
+        principal, "n1", null, null, null, null);
   }
 
   private static AuditHistory.Query all(int limit) {

@@ -20,7 +20,7 @@ class HistoryFileTest {
 
   private static TraceEvent event(long revision) {
     return new TraceEvent(1_000L + revision, revision, "public", "DEFAULT_GROUP", "orders", "127.0.0.5#8080#DEFAULT",
-        "REGISTER", "app@127.0.0.1:1", null, "n1", null, null, null);
+        "REGISTER", "app@127.0.0.1:1", null, "n1", null, null, null, null);
   }
 
   private static List<Long> revisions(Path file) throws Exception {

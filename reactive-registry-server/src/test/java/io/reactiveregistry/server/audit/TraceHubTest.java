@@ -29,7 +29,7 @@ class TraceHubTest {
 
   private RegistryEvent registered(ServiceKey key, long revision, int port) {
     return new RegistryEvent.InstanceUpserted(key, revision, new InstanceView("127.0.0.5#" + port + "#DEFAULT",
-        "127.0.0.5", port, "DEFAULT", 1, true, true, true, Map.of()), null, ChangeCause.REGISTER, app, "ops", null);
+        "127.0.0.5", port, "DEFAULT", 1, true, true, true, Map.of()), null, ChangeCause.REGISTER, app, "ops", null, null);
   }
 
   /** Receives with the demand it is given. */
@@ -69,7 +69,7 @@ class TraceHubTest {
     assertThat(everything.received).extracting(TraceEvent::revision).containsExactly(1L, 2L, 3L);
     assertThat(teamA.received).extracting(TraceEvent::service).containsExactly("billing");
     assertThat(everything.received.get(0)).isEqualTo(new TraceEvent(1_000L, 1L, "public", "DEFAULT_GROUP", "orders",
-        "127.0.0.5#8080#DEFAULT", "REGISTER", "app@127.0.0.1:5000", "ops", "n1", null, null, null));
+        "127.0.0.5#8080#DEFAULT", "REGISTER", "app@127.0.0.1:5000", "ops", "n1", null, null, null, null));
     // The same change is the same bytes for every subscriber that gets it.
     assertThat(alsoEverything.bytes.get(0)).isSameAs(everything.bytes.get(0));
   }
@@ -106,7 +106,7 @@ class TraceHubTest {
     hub.subscribe(new TraceHub.Filter(null, null, null)).subscribe(reader);
 
     hub.accept(List.of(new RegistryEvent.InstanceUpserted(ORDERS, 9, after, before, ChangeCause.OVERRIDE, app,
-        "ops", null)));
+        "ops", null, null)));
 
     assertThat(reader.received.get(0).changes()).containsExactly(
         new TraceEvent.FieldChange("weight", "1.0", "0.5"),

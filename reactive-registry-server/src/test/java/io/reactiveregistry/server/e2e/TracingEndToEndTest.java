@@ -12,8 +12,10 @@ import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
+import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
 import io.reactiveregistry.protocol.codec.TraceMetadata;
+import io.reactiveregistry.protocol.message.TraceHistory;
 import io.reactiveregistry.protocol.trace.TraceParent;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.storage.StorageConfig;
@@ -145,6 +147,15 @@ class TracingEndToEndTest {
       assertThat(stage.getEndTimeUnixNano()).as(stage.getName()).isLessThanOrEqualTo(request.span().getEndTimeUnixNano());
     }
     assertThat(services).contains("reactive-registry");
+    // The change the traced request made leads to its trace from the audit history.
+    HttpResponse<String> history = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + fixture.server().httpPort() + "/api/v1/trace/history?service=orders")).timeout(WAIT).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(JsonCodec.json().decode(history.body().getBytes(StandardCharsets.UTF_8), TraceHistory.class).events())
+        .singleElement().satisfies(event -> {
+          assertThat(event.cause()).isEqualTo("REGISTER");
+          assertThat(event.traceId()).isEqualTo(TRACE_ID);
+        });
 
     // A refusal is in the trace too, with the contract's code.
     String refusedTrace = "0af7651916cd43dd8448eb211c80319c";
@@ -166,6 +177,15 @@ class TracingEndToEndTest {
     assertThat(marker.statusCode()).isEqualTo(200);
     await().atMost(WAIT).until(() -> !trace("11111111111111111111111111111111").isEmpty());
     assertThat(received).hasSize(before + 1);
+
+    // A change made outside any recorded trace has no trace id in the history.
+    assertThat(post("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.6\",\"port\":8080}}",
+        null).statusCode()).isEqualTo(200);
+    HttpResponse<String> later = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + fixture.server().httpPort() + "/api/v1/trace/history?service=orders&instance=127.0.0.6%238080%23DEFAULT"))
+        .timeout(WAIT).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(JsonCodec.json().decode(later.body().getBytes(StandardCharsets.UTF_8), TraceHistory.class).events())
+        .singleElement().satisfies(event -> assertThat(event.traceId()).isNull());
 
     // A caller that did not sample its trace is not sampled here either.
     assertThat(post("service.query", "{\"service\":\"orders\"}",

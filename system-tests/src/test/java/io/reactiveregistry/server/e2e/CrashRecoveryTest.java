@@ -6,7 +6,9 @@ import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceDetail;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,8 +36,14 @@ class CrashRecoveryTest {
         + ",\"metadata\":{\"role\":\"replica\"}}}";
   }
 
+  /**
+   * The service's instances. Waits up to 30 s for the answer, not the client's usual 5: a server
+   * just restarted on a loaded machine may take longer to answer its first read, and what is
+   * checked here is what it holds, not how fast it says so.
+   */
   private static Map<String, InstanceBody> instances(WireClient client, String service) {
-    ServiceSnapshot snapshot = client.call("service.query", "{\"service\":\"" + service + "\"}",
+    ServiceSnapshot snapshot = JsonCodec.json().decode(client.request("service.query",
+        "{\"service\":\"" + service + "\"}").block(Duration.ofSeconds(30)).getBytes(StandardCharsets.UTF_8),
         ServiceSnapshot.class);
     return snapshot.instances().stream().collect(Collectors.toMap(InstanceBody::instanceId, Function.identity()));
   }
