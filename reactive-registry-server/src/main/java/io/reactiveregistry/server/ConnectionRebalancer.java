@@ -18,6 +18,7 @@ import reactor.core.scheduler.Scheduler;
  * Spreads client connections over the members. Each member compares the client connections it
  * holds with what its peers report with their digests (every anti-entropy interval); while it
  * holds more than its share (the average over the members that are up) by more than the
+ * tolerance, or more than its share while another member is short of its own by more than the
  * tolerance, it asks some of its clients to move to the members below their share, each member
  * named to as many clients as it lacks, the newest connections first, at most a round's worth at a
  * time. A round decides only on counts every peer reported after this member's previous move, so
@@ -88,19 +89,17 @@ final class ConnectionRebalancer {
         .filter(peer -> peer.connections() < share)
         .sorted(Comparator.comparingInt(Replication.PeerLoad::connections))
         .toList();
-    // Each member below its share is sent as many as it lacks, by name: clients told "any of these"
-    // choose at random, and a random split can leave one member crowded at the tolerance's edge and
-    // another short of its share for good (12, 11 and 7 of 30), which no later round corrects.
-    int budget = Math.min(perRound, excess);
+    // Each member below its share is named to the clients it is sent: clients told "any of these"
+    // chose at random, and a random split could leave one member crowded at the tolerance's edge
+    // and another short of its share for good (12, 11 and 7 of 30), which no later round corrects.
+    int[] sent = split(Math.min(perRound, excess), below.stream().mapToDouble(peer -> share - peer.connections())
+        .toArray());
     int asked = 0;
     String reason = "rebalancing: member " + self + " holds " + mine + " of " + total + " client connections";
-    for (Replication.PeerLoad peer : below) {
-      int lacks = (int) Math.ceil(share - peer.connections());
-      int count = Math.min(lacks, budget - asked);
-      if (count <= 0) {
-        break;
+    for (int i = 0; i < below.size(); i++) {
+      if (sent[i] > 0) {
+        asked += endpoint.moveClients(sent[i], new MoveRequest(reason, List.of(below.get(i).address())));
       }
-      asked += endpoint.moveClients(count, new MoveRequest(reason, List.of(peer.address())));
     }
     if (asked > 0) {
       lastMoveNanos = System.nanoTime();
@@ -108,6 +107,29 @@ final class ConnectionRebalancer {
           total, peers.size() + 1, asked, below.stream().map(Replication.PeerLoad::address).toList());
     }
     return asked;
+  }
+
+  /**
+   * How many of {@code budget} clients to send to each member, given what each {@code lacks} of its
+   * share: one at a time to the member that lacks the most after those already sent. Members that
+   * lack as much get as many (give or take one), so a round decided on counts that lag behind the
+   * clients still on their way overshoots evenly rather than onto one member.
+   */
+  static int[] split(int budget, double[] lacks) {
+    int[] sent = new int[lacks.length];
+    for (int given = 0; given < budget; given++) {
+      int most = -1;
+      for (int i = 0; i < lacks.length; i++) {
+        if (lacks[i] - sent[i] > 0 && (most < 0 || lacks[i] - sent[i] > lacks[most] - sent[most])) {
+          most = i;
+        }
+      }
+      if (most < 0) {
+        break;
+      }
+      sent[most]++;
+    }
+    return sent;
   }
 
   /** Clients of another zone, asked to move to the members of their zone that are up: how many. */
@@ -131,7 +153,11 @@ final class ConnectionRebalancer {
 
   /**
    * How many of {@code mine} should move for this member to hold its share of all the members'
-   * connections: none while it is within {@code tolerance} of its share or {@link #SLACK} of it.
+   * connections: some once it is crowded (above its share by more than {@code tolerance} and
+   * {@link #SLACK}), or once it is above its share while another member is short of its own by as
+   * much. The second rule is what makes the members meet from both sides: two members each two
+   * above a share of 10 are within the slack, but they leave the third six short (12, 12 and 6),
+   * and only a rule that looks at the short one moves anybody.
    */
   static int excess(int mine, int[] peers, double tolerance) {
     long total = mine;
@@ -139,7 +165,12 @@ final class ConnectionRebalancer {
       total += peer;
     }
     double share = (double) total / (peers.length + 1);
-    if (mine <= share * (1 + tolerance) || mine - share <= SLACK) {
+    boolean crowded = mine > share * (1 + tolerance) && mine - share > SLACK;
+    boolean someoneShort = false;
+    for (int peer : peers) {
+      someoneShort |= peer < share * (1 - tolerance) && share - peer > SLACK;
+    }
+    if (!crowded && !(someoneShort && mine - share >= 1)) {
       return 0;
     }
     return (int) Math.floor(mine - share);
