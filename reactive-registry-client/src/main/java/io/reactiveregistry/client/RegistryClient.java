@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -59,8 +60,11 @@ public final class RegistryClient {
   private final Duration requestTimeout;
   private final boolean deregisterOnClose;
   private final ClientMeters meters;
+  /** The trace the subscribing thread is in, for a request whose Reactor context names none; null: none. */
+  private final @Nullable Supplier<@Nullable String> ambientTrace;
 
   private RegistryClient(Builder builder) {
+    this.ambientTrace = builder.ambientTrace;
     ClientMeters meters = ClientMeters.of(builder.meterRegistry);
     this.meters = meters;
     this.connections = new ConnectionManager(builder.servers, builder.clientName, builder.zone, builder.token,
@@ -110,7 +114,7 @@ public final class RegistryClient {
    * handle's {@link Registration#deregister()} removes it.
    */
   public Mono<Registration> register(ServiceName service, InstanceBody instance, boolean ephemeral) {
-    return Mono.defer(() -> registrar.register(service, ephemeral, checked(instance)));
+    return traced(Mono.defer(() -> registrar.register(service, ephemeral, checked(instance))));
   }
 
   /**
@@ -122,7 +126,8 @@ public final class RegistryClient {
    * connection's complete set there. A bad instance refuses the whole batch, changing nothing.
    */
   public Mono<BatchRegistration> registerBatch(ServiceName service, List<InstanceBody> instances) {
-    return Mono.defer(() -> registrar.registerBatch(service, instances.stream().map(RegistryClient::checked).toList()));
+    return traced(Mono.defer(() -> registrar.registerBatch(service,
+        instances.stream().map(RegistryClient::checked).toList())));
   }
 
   /** The batches this client keeps registered, one per service. */
@@ -172,15 +177,35 @@ public final class RegistryClient {
         selection.clusters(), selection.healthyOnly(), selection.wireSelector()).consistently()));
   }
 
+  /**
+   * {@code request} in the trace of the thread that subscribes to it ({@link
+   * Builder#traceContext}), unless its Reactor context names one already ({@link #inTrace}).
+   */
+  private <T> Mono<T> traced(Mono<T> request) {
+    Supplier<@Nullable String> ambient = ambientTrace;
+    if (ambient == null) {
+      return request;
+    }
+    // contextWrite's function runs as the request is subscribed to, on the subscribing thread:
+    // where a tracing library's current span is.
+    return request.contextWrite(context -> {
+      if (context.hasKey(TraceParent.class)) {
+        return context;
+      }
+      String current = ambient.get();
+      return current == null ? context : inTrace(current).apply(context);
+    });
+  }
+
   /** {@code service.query} on the live connection, waiting for one up to the request timeout. */
   private Mono<ServiceSnapshot> ask(Query query) {
-    return connections.link(requestTimeout)
+    return traced(connections.link(requestTimeout)
         .flatMap(link -> meters.timed(Route.SERVICE_QUERY,
             Mono.deferContextual(context ->
                 link.socket().requestResponse(Wire.payload(Route.SERVICE_QUERY.routeName(), query, context)))))
         .map(answer -> Wire.decode(answer, ServiceSnapshot.class))
         .timeout(requestTimeout)
-        .onErrorMap(Wire::translate);
+        .onErrorMap(Wire::translate));
   }
 
   /**
@@ -398,6 +423,7 @@ public final class RegistryClient {
     private boolean pushEmptyProtection;
     private RandomGenerator random = new Random();
     private Object meterRegistry;
+    private @Nullable Supplier<@Nullable String> ambientTrace;
 
     private Builder() {}
 
@@ -535,6 +561,18 @@ public final class RegistryClient {
     /** Records the client's meters in this Micrometer {@code MeterRegistry}. */
     public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry value) {
       this.meterRegistry = value;
+      return this;
+    }
+
+    /**
+     * Where the application's tracing keeps the current span: {@code current} answers the W3C
+     * {@code traceparent} of the subscribing thread's span, or null outside any. Registrations,
+     * batches and queries whose Reactor context names no trace ({@link #inTrace}) are sent in
+     * that one, asked as they are subscribed to. The Spring Boot starter sets it from Micrometer
+     * Tracing's current span when the application has a {@code Tracer}.
+     */
+    public Builder traceContext(Supplier<@Nullable String> current) {
+      this.ambientTrace = current;
       return this;
     }
 

@@ -1,7 +1,6 @@
 package io.reactiveregistry.server;
 
 import com.google.common.base.Suppliers;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.audit.AuditHistory;
@@ -25,6 +24,7 @@ import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.push.Pacing;
 import io.reactiveregistry.server.push.PushHub;
+import io.reactiveregistry.server.push.PushObserver;
 import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.MemberJoin;
 import io.reactiveregistry.server.replication.PeerAccess;
@@ -179,13 +179,20 @@ public final class RegistryServer implements Disposable {
   private static Mono<RegistryServer> start(ServerConfig config, InstantSource clock, Storage storage,
       Storage.Restored restored) {
     return Mono.defer(() -> {
-      PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      ServerMeters serverMeters = ServerMeters.prometheus();
+      PrometheusMeterRegistry meters = (PrometheusMeterRegistry) serverMeters.registry();
       ClusterConfig cluster = config.storage().cluster();
       String nodeId = cluster.clustered() ? cluster.nodeId() : UUID.randomUUID().toString();
       Registry registry = new Registry(clock, config.registryConfig(), config.lifecycle(), new java.util.Random(),
           nodeId);
-      ServerMeters serverMeters = new ServerMeters(meters);
-      RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), serverMeters::pushed,
+      Tracing tracing = Tracing.of(config.tracing(), nodeId, version());
+      PushObserver pushed = !tracing.on() ? serverMeters::pushed : (changedAt, trace) -> {
+        serverMeters.pushed(changedAt, trace);
+        if (trace != null) {
+          tracing.pushed(trace, changedAt);
+        }
+      };
+      RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), pushed,
           new ResumeHistory(config.resumeHistory(), clock, nodeId), Pacing.of(config.coalesceWindow())), storage);
       // From here on, every entry another member commits is applied here too.
       storage.follow(runtime.follower(), runtime::restore);
@@ -205,7 +212,7 @@ public final class RegistryServer implements Disposable {
       // Who the members are: as the group commits them (a cluster's log), else fixed.
       Membership membership = storage instanceof RatisStore log ? log.membership() : Membership.of(cluster);
       Replication replication = new Replication(nodeId, membership, runtime, config.replication(), serverMeters, clock,
-          version(), Schedulers.parallel(), PeerAccess.of(config.security()));
+          version(), Schedulers.parallel(), PeerAccess.of(config.security()), tracing);
       if (cluster.clustered() && config.security().credentials() && config.security().peerTokenFile() == null) {
         log.warn("every request here needs a token, and so do the peers' (they share the settings): give "
             + "--peer-token-file (a token with admin on every namespace), or ephemeral instances are not replicated "
@@ -239,7 +246,6 @@ public final class RegistryServer implements Disposable {
         log.warn("--allow-unauthenticated: connections from any address are served without credentials; whoever "
             + "reaches the ports can register, deregister and administer everything");
       }
-      Tracing tracing = Tracing.of(config.tracing(), nodeId, version());
       if (tracing.on()) {
         log.info("tracing: spans exported to {} (requests without a trace context sampled at {})",
             config.tracing().endpoint(), config.tracing().sampleRatio());

@@ -81,7 +81,7 @@ public final class PushBenchmarks implements Callable<Integer> {
     Owner owner = new Owner(1, "bench");
     ServiceKey service = ServiceKey.of(null, null, "resumable");
     RegistryRuntime runtime = new RegistryRuntime(new Registry(InstantSource.system(), RegistryConfig.DEFAULTS),
-        new PushHub(1_000_000, changedAt -> { },
+        new PushHub(1_000_000, (changedAt, trace) -> { },
             new ResumeHistory(ResumeHistory.Limits.DEFAULTS, InstantSource.system(), "bench")));
     for (int i = 0; i < instances; i++) {
       runtime.execute(new Command.Register(owner, service, true, instance(i, "v0")));
@@ -155,7 +155,7 @@ public final class PushBenchmarks implements Callable<Integer> {
     Owner owner = new Owner(1, "bench");
     ServiceKey service = ServiceKey.of(null, null, "selected");
     RegistryRuntime runtime = new RegistryRuntime(new Registry(InstantSource.system(), RegistryConfig.DEFAULTS),
-        new PushHub(1_000_000, changedAt -> { },
+        new PushHub(1_000_000, (changedAt, trace) -> { },
             new ResumeHistory(ResumeHistory.Limits.DEFAULTS, InstantSource.system(), "bench")));
     runtime.execute(new Command.CreateService(owner, service, true, 0.1, Map.of()));
     for (int i = 0; i < instances; i++) {

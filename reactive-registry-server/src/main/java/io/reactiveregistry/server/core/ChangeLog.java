@@ -29,8 +29,8 @@ final class ChangeLog {
   private long revision;
   /** The principal the command being applied acts for; null for the server's own and anonymous ones. */
   private @Nullable String principal;
-  /** The trace of the request whose command is being applied; null when it is not traced. */
-  private @Nullable String traceId;
+  /** The span of the request whose command is being applied; null when it is not traced. */
+  private @Nullable TraceContext trace;
 
   /** The revision of the last change. */
   long revision() {
@@ -46,8 +46,8 @@ final class ChangeLog {
     this.principal = principal;
   }
 
-  void tracing(@Nullable String traceId) {
-    this.traceId = traceId;
+  void tracing(@Nullable TraceContext trace) {
+    this.trace = trace;
   }
 
   void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor) {
@@ -57,25 +57,25 @@ final class ChangeLog {
   /** {@code reason}: why, in words, where the cause alone does not say (a health check's outcome). */
   void upserted(RegisteredInstance instance, ChangeCause cause, Owner actor, @Nullable String reason) {
     events.add(new InstanceUpserted(instance.service.key, ++revision, instance.view, instance.published, cause,
-        actor, principal, reason, traceId));
+        actor, principal, reason, trace));
     instance.published = instance.view;
     instance.service.revision = revision;
   }
 
   void removed(RegisteredInstance instance, ChangeCause cause, Owner actor) {
     events.add(new InstanceRemoved(instance.service.key, ++revision, instance.view, cause, actor, principal,
-        traceId));
+        trace));
     instance.service.revision = revision;
   }
 
   void serviceUpdated(Service service, Owner actor, ChangeCause cause) {
-    events.add(new ServiceUpdated(service.key, ++revision, cause, actor, principal, traceId));
+    events.add(new ServiceUpdated(service.key, ++revision, cause, actor, principal, trace));
     service.revision = revision;
   }
 
   /** @return the deletion's revision */
   long serviceDeleted(ServiceKey key, ChangeCause cause, Owner actor) {
-    events.add(new ServiceDeleted(key, ++revision, cause, actor, principal, traceId));
+    events.add(new ServiceDeleted(key, ++revision, cause, actor, principal, trace));
     return revision;
   }
 
@@ -83,7 +83,7 @@ final class ChangeLog {
   void claimed(RegisteredInstance instance) {
     if (instance.service.ephemeral && !instance.replica()) {
       ReplicaChange.Claimed claim = instance.claim();
-      claims.put(new InstanceAddress(instance.service.key, instance.id()), claim);
+      claims.put(new InstanceAddress(instance.service.key, instance.id()), trace == null ? claim : claim.in(trace));
       uncount(instance);
       instance.claimHash = ReplicaDigest.hashOf(claim);
       claimsHash += instance.claimHash;
@@ -104,7 +104,8 @@ final class ChangeLog {
   private void withdrawn(RegisteredInstance instance, @Nullable String takenOverBy, long stamp) {
     if (instance.service.ephemeral && !instance.replica()) {
       InstanceAddress address = new InstanceAddress(instance.service.key, instance.id());
-      claims.put(address, new ReplicaChange.Withdrawn(address.service(), address.instanceId(), takenOverBy, stamp));
+      claims.put(address, new ReplicaChange.Withdrawn(address.service(), address.instanceId(), takenOverBy, stamp,
+          trace));
       uncount(instance);
     }
   }

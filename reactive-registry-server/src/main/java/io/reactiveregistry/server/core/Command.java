@@ -136,8 +136,8 @@ public sealed interface Command {
 
   /**
    * A command made in a trace (its request's span was recorded): applied as the command itself,
-   * with the trace's id on every change it makes, so that the audit trail and history lead to the
+   * {@code trace} being the request's span, the parent of every change it makes, so that the audit trail and history lead to the
    * trace.
    */
-  record Traced(String traceId, Command command) implements Command {}
+  record Traced(TraceContext trace, Command command) implements Command {}
 }

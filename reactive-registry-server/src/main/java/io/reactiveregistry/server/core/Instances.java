@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What happens to instances: registration (alone or in a batch), heartbeats, deregistration, a
@@ -41,6 +42,11 @@ final class Instances {
     this.expiry = expiry;
     this.log = log;
   }
+  /** The span the changes made next belong to (a replicated change's); null to end it. */
+  void tracing(@Nullable TraceContext trace) {
+    log.tracing(trace);
+  }
+
 
   /**
    * Registers an instance, or updates it when its id is already registered. A registration from

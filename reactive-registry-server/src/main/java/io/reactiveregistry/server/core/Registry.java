@@ -93,7 +93,7 @@ public final class Registry implements RegistryReads {
         log.actingFor(null);
       }
     } else if (command instanceof Command.Traced c) {
-      log.tracing(c.traceId());
+      log.tracing(c.trace());
       try {
         return applyOrThrow(c.command());
       } finally {

@@ -16,8 +16,17 @@ public sealed interface RegistryEvent {
   /** The authenticated principal the change was made for; null when none (or the server made it). */
   @Nullable String principal();
 
+  /**
+   * Where in a trace the change was made (the span of the request, or of its replication to this
+   * member), when that span was recorded; null otherwise. Pushes of the change are its children.
+   */
+  @Nullable TraceContext trace();
+
   /** The trace of the request that made the change, when it was traced; null otherwise. */
-  @Nullable String traceId();
+  default @Nullable String traceId() {
+    TraceContext trace = trace();
+    return trace == null ? null : trace.traceId();
+  }
 
   /**
    * An instance appeared or changed; {@code instance} is its new view, {@code before} the one the
@@ -26,19 +35,19 @@ public sealed interface RegistryEvent {
    */
   record InstanceUpserted(ServiceKey service, long revision, InstanceView instance, @Nullable InstanceView before,
       ChangeCause cause, Owner actor, @Nullable String principal, @Nullable String reason,
-      @Nullable String traceId)
+      @Nullable TraceContext trace)
       implements RegistryEvent {}
 
   /** An instance left the service; {@code instance} is its last view. */
   record InstanceRemoved(ServiceKey service, long revision, InstanceView instance, ChangeCause cause, Owner actor,
-      @Nullable String principal, @Nullable String traceId)
+      @Nullable String principal, @Nullable TraceContext trace)
       implements RegistryEvent {}
 
   /** The service's definition changed (created by an operator, protection threshold, metadata). */
   record ServiceUpdated(ServiceKey service, long revision, ChangeCause cause, Owner actor,
-      @Nullable String principal, @Nullable String traceId) implements RegistryEvent {}
+      @Nullable String principal, @Nullable TraceContext trace) implements RegistryEvent {}
 
   /** The service itself is gone. */
   record ServiceDeleted(ServiceKey service, long revision, ChangeCause cause, Owner actor,
-      @Nullable String principal, @Nullable String traceId) implements RegistryEvent {}
+      @Nullable String principal, @Nullable TraceContext trace) implements RegistryEvent {}
 }

@@ -12,6 +12,16 @@ public sealed interface ReplicaChange {
 
   String instanceId();
 
+  /**
+   * The span of the request that made the change, when it was traced: the member that receives
+   * the change continues the trace (its replication and pushes are spans of it). Not part of the
+   * claim: digests and comparisons ignore it, and a snapshot carries none.
+   */
+  @Nullable TraceContext trace();
+
+  /** The same change, made in {@code trace} (null: in none). */
+  ReplicaChange in(@Nullable TraceContext trace);
+
   /** Which instance the change is about: changes to one address may be coalesced. */
   default InstanceAddress address() {
     return new InstanceAddress(service(), instanceId());
@@ -22,7 +32,17 @@ public sealed interface ReplicaChange {
    * logical clock when it was last registered (the stamp orders claims of the same instance by
    * different nodes: the higher one is shown).
    */
-  record Claimed(ServiceKey service, InstanceSpec instance, boolean healthy, long stamp) implements ReplicaChange {
+  record Claimed(ServiceKey service, InstanceSpec instance, boolean healthy, long stamp, @Nullable TraceContext trace)
+      implements ReplicaChange {
+    public Claimed(ServiceKey service, InstanceSpec instance, boolean healthy, long stamp) {
+      this(service, instance, healthy, stamp, null);
+    }
+
+    @Override
+    public Claimed in(@Nullable TraceContext trace) {
+      return new Claimed(service, instance, healthy, stamp, trace);
+    }
+
     @Override
     public String instanceId() {
       return instance.instanceId();
@@ -40,10 +60,19 @@ public sealed interface ReplicaChange {
    * third node that has not yet heard that claim keeps showing the instance until it does (the two
    * travel on different streams), instead of removing it and adding it back.
    */
-  record Withdrawn(ServiceKey service, String instanceId, @Nullable String takenOverBy, long stamp)
-      implements ReplicaChange {
+  record Withdrawn(ServiceKey service, String instanceId, @Nullable String takenOverBy, long stamp,
+      @Nullable TraceContext trace) implements ReplicaChange {
     public Withdrawn(ServiceKey service, String instanceId) {
-      this(service, instanceId, null, 0);
+      this(service, instanceId, null, 0, null);
+    }
+
+    public Withdrawn(ServiceKey service, String instanceId, @Nullable String takenOverBy, long stamp) {
+      this(service, instanceId, takenOverBy, stamp, null);
+    }
+
+    @Override
+    public Withdrawn in(@Nullable TraceContext trace) {
+      return new Withdrawn(service, instanceId, takenOverBy, stamp, trace);
     }
   }
 }

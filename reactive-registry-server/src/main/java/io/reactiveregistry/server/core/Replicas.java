@@ -82,16 +82,24 @@ final class Replicas {
       held.clear();
       touched.addAll(endHandoversTo(node)); // its snapshot says what it claims
     }
+    Map<InstanceAddress, TraceContext> traces = null;
     for (ReplicaChange change : changes) {
       ServiceKey key = instances.canonical(change.service());
       InstanceAddress address = new InstanceAddress(key, change.instanceId());
+      if (change.trace() != null) {
+        if (traces == null) {
+          traces = new HashMap<>();
+        }
+        traces.put(address, change.trace());
+      }
       Handover waiting = handovers.get(address);
       if (waiting != null && waiting.to().equals(node)) {
         handovers.remove(address); // the taking node's own word about it, whatever it is
       }
       if (change instanceof ReplicaChange.Claimed claim) {
         stamps.observe(claim.stamp());
-        held.put(address, key == claim.service() ? claim
+        // Kept without its trace: the copy outlives the request, and the trace is only the change's.
+        held.put(address, key == claim.service() && claim.trace() == null ? claim
             : new ReplicaChange.Claimed(key, claim.instance(), claim.healthy(), claim.stamp()));
       } else {
         ReplicaChange.Claimed withdrawn = held.claims.get(address);
@@ -104,7 +112,19 @@ final class Replicas {
       }
       touched.add(address);
     }
-    touched.forEach(this::resolve);
+    for (InstanceAddress address : touched) {
+      TraceContext trace = traces == null ? null : traces.get(address);
+      if (trace == null) {
+        resolve(address);
+        continue;
+      }
+      instances.tracing(trace); // what the copy's change does here is a span of the peer's request
+      try {
+        resolve(address);
+      } finally {
+        instances.tracing(null);
+      }
+    }
     return changes.size();
   }
 

@@ -67,6 +67,8 @@ import reactor.netty.http.server.HttpServerResponse;
 public final class HttpEndpoint {
   private static final String JSON = "application/json";
   private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
+  private static final String OPENMETRICS = "application/openmetrics-text";
+  private static final String OPENMETRICS_FORMAT = OPENMETRICS + "; version=1.0.0; charset=utf-8";
   private static final String BEARER = "Bearer ";
   private static final String BASIC = "Basic ";
   private static final Set<String> PATHS = Set.of("/", "/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services",
@@ -338,8 +340,12 @@ public final class HttpEndpoint {
     } catch (RuntimeException e) {
       return refusal(response, e);
     }
-    return response.status(HttpResponseStatus.OK).header("Content-Type", PROMETHEUS)
-        .sendString(Mono.fromSupplier(meters::scrape));
+    // OpenMetrics when asked for (Prometheus asks first): the only format that carries exemplars,
+    // the traces of traced changes' pushes on registry_push_latency_seconds.
+    String accept = request.requestHeaders().get(HttpHeaderNames.ACCEPT, "");
+    String format = accept.contains(OPENMETRICS) ? OPENMETRICS_FORMAT : PROMETHEUS;
+    return response.status(HttpResponseStatus.OK).header("Content-Type", format)
+        .sendString(Mono.fromSupplier(() -> meters.scrape(format)));
   }
 
   /** The cluster's members and their state names no service: any principal may read it. */

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.metrics;
 
+import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -11,11 +12,15 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.LatencyBuckets;
 import io.reactiveregistry.protocol.Route;
+import io.reactiveregistry.server.core.TraceContext;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -24,6 +29,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every meter of the server. Names follow Micrometer's conventions (dots, lower case); the
@@ -51,9 +57,15 @@ public final class ServerMeters {
   private final Counter eventsPushed;
   private final Timer pushLatency;
   private final Counter keepAlivesDropped;
+  private final PushExemplars exemplars;
 
   public ServerMeters(MeterRegistry registry) {
+    this(registry, new PushExemplars());
+  }
+
+  private ServerMeters(MeterRegistry registry, PushExemplars exemplars) {
     this.registry = registry;
+    this.exemplars = exemplars;
     for (ErrorCode code : ErrorCode.values()) {
       errors.put(code, Counter.builder("registry.errors").tag("code", code.name())
           .description("requests refused, by contract error code").register(registry));
@@ -140,9 +152,35 @@ public final class ServerMeters {
     keepAlivesDropped.increment();
   }
 
-  public void pushed(long changedAtNanos) {
+  /**
+   * The server's meters on a Prometheus registry whose push-latency buckets carry, as exemplars,
+   * the traces of traced changes' pushes.
+   */
+  public static ServerMeters prometheus() {
+    PushExemplars exemplars = new PushExemplars();
+    return new ServerMeters(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(),
+        Clock.SYSTEM, exemplars), exemplars);
+  }
+
+  /** Where the meters are: scraped by {@code /metrics}. */
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** An event handed to a subscriber's connection; {@code trace}, its change's span when traced. */
+  public void pushed(long changedAtNanos, @Nullable TraceContext trace) {
     eventsPushed.increment();
-    pushLatency.record(Duration.ofNanos(System.nanoTime() - changedAtNanos));
+    Duration latency = Duration.ofNanos(System.nanoTime() - changedAtNanos);
+    if (trace == null) {
+      pushLatency.record(latency);
+      return;
+    }
+    exemplars.naming(trace);
+    try {
+      pushLatency.record(latency);
+    } finally {
+      exemplars.naming(null);
+    }
   }
 
   /** A timer of how long durable changes take to commit, for servers that keep a data directory. */
@@ -167,9 +205,5 @@ public final class ServerMeters {
     return Counter.builder("registry.authentications.failed")
         .description("bearer tokens presented that are not valid (unknown, revoked), on every port")
         .register(registry);
-  }
-
-  public MeterRegistry registry() {
-    return registry;
   }
 }

@@ -2,24 +2,45 @@ package io.reactiveregistry.server.push;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ServiceEvent;
+import io.reactiveregistry.server.core.TraceContext;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One event on its way to the subscribers of a view. Encoded once, on first send, and the bytes
  * shared by every subscriber; encoding happens outside the registry's monitor.
  */
 final class OutboundEvent {
+  /**
+   * How many of a traced change's pushes (per view) are recorded as spans: a change seen by a
+   * thousand subscribers would otherwise put a thousand spans in one trace, and their cost on the
+   * push path. The first ones written are recorded; the trace shows how long those took.
+   */
+  static final int TRACED_PUSHES = 16;
+  private static final AtomicIntegerFieldUpdater<OutboundEvent> PUSH_SPANS =
+      AtomicIntegerFieldUpdater.newUpdater(OutboundEvent.class, "pushSpans");
+
   private final ServiceEvent message;
+  /** The span of the request that made the change, when it was traced. */
+  private final @Nullable TraceContext trace;
+  private volatile int pushSpans;
   /** When the change was turned into this event, for push latency; 0 for one sent again later. */
   private final long createdAtNanos;
   private volatile byte[] encoded;
 
   OutboundEvent(ServiceEvent message) {
-    this(message, System.nanoTime());
+    this(message, System.nanoTime(), null);
   }
 
-  private OutboundEvent(ServiceEvent message, long createdAtNanos) {
+  /** An event of a change made in {@code trace} (null: not traced). */
+  OutboundEvent(ServiceEvent message, @Nullable TraceContext trace) {
+    this(message, System.nanoTime(), trace);
+  }
+
+  private OutboundEvent(ServiceEvent message, long createdAtNanos, @Nullable TraceContext trace) {
     this.message = message;
     this.createdAtNanos = createdAtNanos;
+    this.trace = trace;
   }
 
   /**
@@ -27,12 +48,21 @@ final class OutboundEvent {
    * push latency, which it would inflate by up to the history's age.
    */
   static OutboundEvent replayed(ServiceEvent message) {
-    return new OutboundEvent(message, 0);
+    return new OutboundEvent(message, 0, null);
   }
 
   /** When the change was turned into this event (nanoTime), for push latency; 0 when not timed. */
   long createdAtNanos() {
     return createdAtNanos;
+  }
+
+  /** The change's trace for one more push span, while fewer than {@link #TRACED_PUSHES} were; else null. */
+  @Nullable TraceContext traceOfPush() {
+    TraceContext traced = trace;
+    if (traced == null || pushSpans >= TRACED_PUSHES || PUSH_SPANS.getAndIncrement(this) >= TRACED_PUSHES) {
+      return null;
+    }
+    return traced;
   }
 
   public ServiceEvent message() {

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,7 +23,7 @@ import org.jspecify.annotations.Nullable;
 public final class PushHub {
   private final Map<ServiceKey, List<ViewChannel>> channels = new HashMap<>();
   private final int maxPending;
-  private final LongConsumer pushed;
+  private final PushObserver pushed;
   private final ResumeHistory history;
   private final Pacing pacing;
   private final AtomicLong resumed = new AtomicLong();
@@ -33,7 +32,7 @@ public final class PushHub {
 
   /** @param maxPending how many events one subscriber may have pending before they collapse into a snapshot */
   public PushHub(int maxPending) {
-    this(maxPending, changedAt -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, InstantSource.system(),
+    this(maxPending, (changedAt, trace) -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, InstantSource.system(),
         "local"));
   }
 
@@ -41,12 +40,12 @@ public final class PushHub {
    * @param pushed told, for each event handed to a subscriber, when its change was made (nanoTime)
    * @param history what subscribers resume from
    */
-  public PushHub(int maxPending, LongConsumer pushed, ResumeHistory history) {
+  public PushHub(int maxPending, PushObserver pushed, ResumeHistory history) {
     this(maxPending, pushed, history, Pacing.NONE);
   }
 
   /** @param pacing how often a coalescing subscriber is written to */
-  public PushHub(int maxPending, LongConsumer pushed, ResumeHistory history, Pacing pacing) {
+  public PushHub(int maxPending, PushObserver pushed, ResumeHistory history, Pacing pacing) {
     this.maxPending = maxPending;
     this.pushed = pushed;
     this.history = history;

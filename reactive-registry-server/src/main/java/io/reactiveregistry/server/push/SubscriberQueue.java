@@ -7,7 +7,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.FluxSink;
 
@@ -32,7 +31,7 @@ public final class SubscriberQueue {
   private final ViewChannel channel;
   private final int maxPending;
   private final Resync resync;
-  private final LongConsumer pushed;
+  private final PushObserver pushed;
   private final ArrayDeque<OutboundEvent> pending = new ArrayDeque<>();
   private boolean needsResync;
   private volatile boolean closed;
@@ -48,7 +47,7 @@ public final class SubscriberQueue {
   private volatile long lastFrameNanos;
   private volatile boolean framesSent;
 
-  SubscriberQueue(ViewChannel channel, int maxPending, Resync resync, LongConsumer pushed, @Nullable DrainLoop drainer,
+  SubscriberQueue(ViewChannel channel, int maxPending, Resync resync, PushObserver pushed, @Nullable DrainLoop drainer,
       boolean coalesce, Pacing pacing) {
     this.channel = channel;
     this.maxPending = maxPending;
@@ -222,7 +221,7 @@ public final class SubscriberQueue {
       }
       for (OutboundEvent event : next) {
         if (event.createdAtNanos() != 0) {
-          pushed.accept(event.createdAtNanos());
+          pushed.pushed(event.createdAtNanos(), event.traceOfPush());
         }
       }
       return frame.size() == 1 ? frame.get(0).bytes() : EventBatch.encode(frame);

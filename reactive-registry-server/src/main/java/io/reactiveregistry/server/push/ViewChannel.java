@@ -9,6 +9,7 @@ import io.reactiveregistry.server.core.RegistryEvent.ServiceDeleted;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ServiceView;
+import io.reactiveregistry.server.core.TraceContext;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.core.ViewRules;
 import io.reactiveregistry.server.wire.WireViews;
@@ -98,7 +99,9 @@ final class ViewChannel {
     boolean triggered = registry.protectionTriggered(service, filter);
     if (!serviceExists || deletion != null || triggered != protectionTriggered) {
       // The view starts over: the service appeared, or protection switched on or off.
-      out.add(snapshot(registry));
+      OutboundEvent snapshot = snapshot(registry);
+      TraceContext trace = firstTrace(events);
+      out.add(trace == null ? snapshot : new OutboundEvent(snapshot.message(), trace));
       return out;
     }
     for (RegistryEvent event : events) {
@@ -106,17 +109,27 @@ final class ViewChannel {
         InstanceView instance = upserted.instance();
         if (ViewRules.visible(instance, filter, triggered)) {
           visible.add(instance.instanceId());
-          out.add(new OutboundEvent(ServiceEvent.upsert(event.revision(), WireViews.instance(instance))));
+          out.add(new OutboundEvent(ServiceEvent.upsert(event.revision(), WireViews.instance(instance)), event.trace()));
         } else if (visible.remove(instance.instanceId())) {
-          out.add(new OutboundEvent(ServiceEvent.remove(event.revision(), instance.instanceId())));
+          out.add(new OutboundEvent(ServiceEvent.remove(event.revision(), instance.instanceId()), event.trace()));
         }
       } else if (event instanceof InstanceRemoved removed) {
         if (visible.remove(removed.instance().instanceId())) {
-          out.add(new OutboundEvent(ServiceEvent.remove(event.revision(), removed.instance().instanceId())));
+          out.add(new OutboundEvent(ServiceEvent.remove(event.revision(), removed.instance().instanceId()),
+              event.trace()));
         }
       }
     }
     return out;
+  }
+
+  private static @Nullable TraceContext firstTrace(List<RegistryEvent> events) {
+    for (RegistryEvent event : events) {
+      if (event.trace() != null) {
+        return event.trace();
+      }
+    }
+    return null;
   }
 
   private static ServiceDeleted lastDeletion(List<RegistryEvent> events) {

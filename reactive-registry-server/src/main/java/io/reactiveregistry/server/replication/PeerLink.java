@@ -10,6 +10,7 @@ import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.ReplicaChange;
 import io.reactiveregistry.server.core.ReplicaDigest;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.tracing.Tracing;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.util.ByteBufPayload;
@@ -63,6 +64,7 @@ public final class PeerLink implements Disposable {
   private final Runnable repaired;
   /** How this node reaches its peers: TLS and a token when the cluster's members need them. */
   private final PeerAccess access;
+  private final Tracing tracing;
   private final AtomicLong repairs = new AtomicLong();
   private final List<ReplicaChange> snapshot = new ArrayList<>();
   private volatile boolean connected;
@@ -79,7 +81,9 @@ public final class PeerLink implements Disposable {
   private boolean repairing;
 
   public PeerLink(String self, ClusterConfig.Member peer, RegistryRuntime runtime, Duration grace, Scheduler timer,
-      InstantSource clock, String version, LongConsumer lagMillis, Runnable repaired, PeerAccess access) {
+      InstantSource clock, String version, LongConsumer lagMillis, Runnable repaired, PeerAccess access,
+      Tracing tracing) {
+    this.tracing = tracing;
     this.repaired = repaired;
     this.access = access;
     this.self = self;
@@ -138,7 +142,7 @@ public final class PeerLink implements Disposable {
         }
       }
       case ReplicaFrame.CHANGES -> {
-        List<ReplicaChange> changes = ReplicaCodec.changes(frame.entries());
+        List<ReplicaChange> changes = traced(ReplicaCodec.changes(frame.entries()));
         runtime.execute(new Command.ApplyReplica(peer.id(), changes, false));
         // Timed by registrations stamped after every one seen before: a health change re-sends an
         // old registration's stamp, which says nothing of how fast changes travel.
@@ -174,6 +178,28 @@ public final class PeerLink implements Disposable {
       }
       default -> log.debug("replication from {}: frame type {} ignored", peer.id(), frame.type());
     }
+  }
+
+  /**
+   * The changes, those made in a trace now in this member's {@code cluster.replicate} span of it
+   * (recorded here): what they do here, and their pushes, are that span's children.
+   */
+  private List<ReplicaChange> traced(List<ReplicaChange> changes) {
+    if (!tracing.on()) {
+      return changes;
+    }
+    List<ReplicaChange> traced = changes;
+    for (int i = 0; i < changes.size(); i++) {
+      ReplicaChange change = changes.get(i);
+      if (change.trace() != null) {
+        long madeAt = change instanceof ReplicaChange.Claimed claim ? claim.stampMillis() : clock.millis();
+        if (traced == changes) {
+          traced = new ArrayList<>(changes);
+        }
+        traced.set(i, change.in(tracing.replicated(change.trace(), peer.id(), madeAt)));
+      }
+    }
+    return traced;
   }
 
   /** The snapshot is whole: it replaces the peer's copies (under this link's lock, never beside a drop). */

@@ -1,10 +1,13 @@
 package io.reactiveregistry.server.replication;
 
+import io.reactiveregistry.protocol.trace.TraceParent;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.ReplicaChange;
 import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.TraceContext;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Claims to frame entries and back; entries from a peer are validated as a registration would be. */
 final class ReplicaCodec {
@@ -16,12 +19,23 @@ final class ReplicaCodec {
       InstanceSpec spec = claim.instance();
       return new ReplicaFrame.Entry(key.namespace(), key.group(), key.service(), null, spec.ip(), spec.port(),
           spec.cluster(), spec.weight(), spec.enabled(), spec.metadata().isEmpty() ? null : spec.metadata(),
-          claim.healthy(), claim.stamp(), null, null);
+          claim.healthy(), claim.stamp(), null, null, traceparent(change));
     }
     ReplicaChange.Withdrawn withdrawn = (ReplicaChange.Withdrawn) change;
     return new ReplicaFrame.Entry(key.namespace(), key.group(), key.service(), change.instanceId(), null, null, null,
         null, null, null, null, withdrawn.takenOverBy() == null ? null : withdrawn.stamp(), true,
-        withdrawn.takenOverBy());
+        withdrawn.takenOverBy(), traceparent(change));
+  }
+
+  private static @Nullable String traceparent(ReplicaChange change) {
+    TraceContext trace = change.trace();
+    return trace == null ? null : new TraceParent(trace.traceId(), trace.spanId(), trace.sampled()).header();
+  }
+
+  /** A peer's trace context; one that does not parse is dropped (the change is what matters). */
+  private static @Nullable TraceContext trace(ReplicaFrame.Entry entry) {
+    return TraceParent.parse(entry.traceparent())
+        .map(trace -> new TraceContext(trace.traceId(), trace.parentId(), trace.sampled())).orElse(null);
   }
 
   static List<ReplicaFrame.Entry> entries(List<? extends ReplicaChange> changes) {
@@ -50,13 +64,13 @@ final class ReplicaCodec {
         throw new IllegalArgumentException(field + ".stamp is required with " + field + ".takenOverBy");
       }
       return new ReplicaChange.Withdrawn(key, entry.instanceId(), entry.takenOverBy(),
-          entry.takenOverBy() == null ? 0 : entry.stamp());
+          entry.takenOverBy() == null ? 0 : entry.stamp(), trace(entry));
     }
     if (entry.stamp() == null || entry.healthy() == null) {
       throw new IllegalArgumentException(field + ".stamp and " + field + ".healthy are required for a claim");
     }
     InstanceSpec spec = InstanceSpec.of(field, entry.ip(), entry.port(), entry.cluster(), entry.weight(),
         entry.enabled(), entry.metadata());
-    return new ReplicaChange.Claimed(key, spec, entry.healthy(), entry.stamp());
+    return new ReplicaChange.Claimed(key, spec, entry.healthy(), entry.stamp(), trace(entry));
   }
 }

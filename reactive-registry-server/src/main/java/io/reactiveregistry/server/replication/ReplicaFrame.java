@@ -26,5 +26,5 @@ record ReplicaFrame(String type, @Nullable String node, @Nullable Long epoch, @N
   record Entry(String namespace, String group, String service, @Nullable String instanceId, @Nullable String ip,
       @Nullable Integer port, @Nullable String cluster, @Nullable Double weight, @Nullable Boolean enabled,
       @Nullable Map<String, String> metadata, @Nullable Boolean healthy, @Nullable Long stamp,
-      @Nullable Boolean withdrawn, @Nullable String takenOverBy) {}
+      @Nullable Boolean withdrawn, @Nullable String takenOverBy, @Nullable String traceparent) {}
 }

@@ -10,6 +10,7 @@ import io.reactiveregistry.server.cluster.Membership;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.metrics.ServerMeters;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
+import io.reactiveregistry.server.tracing.Tracing;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -92,7 +93,8 @@ public final class Replication implements Disposable {
   private final String self;
 
   public Replication(String self, Membership membership, RegistryRuntime runtime, Settings settings,
-      ServerMeters meters, InstantSource clock, String version, Scheduler scheduler, PeerAccess access) {
+      ServerMeters meters, InstantSource clock, String version, Scheduler scheduler, PeerAccess access,
+      Tracing tracing) {
     this.self = self;
     this.zone = settings.zone();
     this.runtime = runtime;
@@ -113,7 +115,7 @@ public final class Replication implements Disposable {
         .register(meters.registry());
     Function<ClusterConfig.Member, PeerLink> linkTo = member -> {
       PeerLink started = new PeerLink(self, member, runtime, settings.grace(), scheduler, clock, version,
-          millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment, access).start();
+          millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment, access, tracing).start();
       meters.gauge("registry.replication.peer.copies", "instances held as copies of one peer's claims",
           () -> runtime.read(reads -> reads.replicaCopies(member.id())), "node", member.id());
       return started;

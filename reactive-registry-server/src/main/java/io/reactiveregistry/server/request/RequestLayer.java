@@ -60,6 +60,7 @@ import io.reactiveregistry.server.core.Results;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ServiceView;
+import io.reactiveregistry.server.core.TraceContext;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.errors.ErrorTable;
@@ -291,8 +292,8 @@ public final class RequestLayer {
   /** A command run, answered once it may be (a durable one once committed), counted by {@code route}. */
   private Mono<Answer> submitted(Route route, long start, RequestSpan span, Command command) {
     long submitted = System.nanoTime();
-    String traceId = span.traceId();
-    CompletableFuture<Outcome> outcome = runtime.submit(traceId == null ? command : new Command.Traced(traceId, command));
+    TraceContext trace = span.context();
+    CompletableFuture<Outcome> outcome = runtime.submit(trace == null ? command : new Command.Traced(trace, command));
     if (outcome.isDone()) { // in memory only: answered at once
       span.stage("apply", submitted, System.nanoTime());
       try {

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.tracing;
 
 import io.reactiveregistry.protocol.ErrorCode;
+import io.reactiveregistry.server.core.TraceContext;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,7 +19,7 @@ public interface RequestSpan {
     public void end(@Nullable ErrorCode refusedWith) {}
 
     @Override
-    public @Nullable String traceId() {
+    public @Nullable TraceContext context() {
       return null;
     }
   };
@@ -29,6 +30,9 @@ public interface RequestSpan {
   /** Ends the request's span: served, or refused with {@code refusedWith}. */
   void end(@Nullable ErrorCode refusedWith);
 
-  /** The trace this request's span is in; null when it is not recorded. */
-  @Nullable String traceId();
+  /**
+   * This request's span as a parent (its trace and span ids): what the changes it makes carry, so
+   * that their replication and pushes are its children; null when it is not recorded.
+   */
+  @Nullable TraceContext context();
 }

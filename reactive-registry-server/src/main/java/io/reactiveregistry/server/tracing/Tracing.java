@@ -19,8 +19,10 @@ import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.protocol.Route;
 import io.reactiveregistry.protocol.trace.TraceParent;
+import io.reactiveregistry.server.core.TraceContext;
 import java.net.URI;
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -32,15 +34,19 @@ import reactor.core.Disposable;
  * {@link RequestSpan#NONE}).
  *
  * <p>Sampling: a caller's decision is kept (its {@code sampled} flag); a request that comes without
- * a trace context starts a trace with the probability {@link Settings#sampleRatio()}.
+ * a trace context starts a trace with the probability {@link Settings#sampleRatio()}, drawn before
+ * anything is built, so that a request not sampled costs one random number. A change's replication
+ * to another member and its pushes are spans of the request's trace, recorded only when that
+ * request's span was.
  */
 public final class Tracing implements Disposable {
   /** Tracing that makes nothing: the default. */
-  public static final Tracing OFF = new Tracing(null, null, "");
+  public static final Tracing OFF = new Tracing(null, null, "", 0);
 
   private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("rpc.method");
   private static final AttributeKey<String> SYSTEM = AttributeKey.stringKey("rpc.system");
   private static final AttributeKey<String> ERROR_CODE = AttributeKey.stringKey("registry.error.code");
+  private static final AttributeKey<String> FROM_MEMBER = AttributeKey.stringKey("registry.replica.from");
 
   /**
    * @param endpoint the OTLP/HTTP traces endpoint ({@code http://collector:4318/v1/traces}); null: off
@@ -63,11 +69,13 @@ public final class Tracing implements Disposable {
   private final @Nullable SdkTracerProvider provider;
   private final @Nullable Tracer tracer;
   private final String system;
+  private final double sampleRatio;
 
-  private Tracing(@Nullable SdkTracerProvider provider, @Nullable Tracer tracer, String system) {
+  private Tracing(@Nullable SdkTracerProvider provider, @Nullable Tracer tracer, String system, double sampleRatio) {
     this.provider = provider;
     this.tracer = tracer;
     this.system = system;
+    this.sampleRatio = sampleRatio;
   }
 
   /**
@@ -86,12 +94,14 @@ public final class Tracing implements Disposable {
             AttributeKey.stringKey("service.name"), "reactive-registry",
             AttributeKey.stringKey("service.instance.id"), member,
             AttributeKey.stringKey("service.version"), version))))
-        .setSampler(Sampler.parentBased(Sampler.traceIdRatioBased(settings.sampleRatio())))
+        // Roots are drawn in request() before a span is built; a remote parent's flag decides the rest.
+        .setSampler(Sampler.parentBased(Sampler.alwaysOn()))
         // Sent each second rather than OpenTelemetry's five: an operator following one change
         // sees it in the trace viewer at once, and a registry's request rate keeps batches small.
         .addSpanProcessor(BatchSpanProcessor.builder(exporter).setScheduleDelay(Duration.ofSeconds(1)).build())
         .build();
-    return new Tracing(provider, provider.get("io.reactiveregistry.server", version), "reactive-registry");
+    return new Tracing(provider, provider.get("io.reactiveregistry.server", version), "reactive-registry",
+        settings.sampleRatio());
   }
 
   /** Whether spans are made and exported. */
@@ -105,15 +115,11 @@ public final class Tracing implements Disposable {
    */
   public RequestSpan request(Route route, @Nullable TraceParent caller, long startNanos) {
     Tracer spans = tracer;
-    if (spans == null) {
+    if (spans == null || caller == null && !drawn()) {
       return RequestSpan.NONE;
     }
     long epochNanos = Clock.getDefault().now() - (System.nanoTime() - startNanos);
-    Context parent = Context.root();
-    if (caller != null) {
-      parent = parent.with(Span.wrap(SpanContext.createFromRemoteParent(caller.traceId(), caller.parentId(),
-          caller.sampled() ? TraceFlags.getSampled() : TraceFlags.getDefault(), TraceState.getDefault())));
-    }
+    Context parent = caller == null ? Context.root() : remote(caller);
     Span span = spans.spanBuilder(route.routeName()).setParent(parent).setSpanKind(SpanKind.SERVER)
         .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
         .setAttribute(SYSTEM, system).setAttribute(ROUTE, route.routeName()).startSpan();
@@ -121,6 +127,65 @@ public final class Tracing implements Disposable {
       return RequestSpan.NONE;
     }
     return new Recorded(spans, span, epochNanos, startNanos);
+  }
+
+  private boolean drawn() {
+    return sampleRatio >= 1 || sampleRatio > 0 && ThreadLocalRandom.current().nextDouble() < sampleRatio;
+  }
+
+  /**
+   * Records that a change made in {@code change} (on member {@code from}, at {@code madeAtMillis}
+   * by that member's clock) was received and applied here: a {@code cluster.replicate} span from
+   * then to now, its length the replication lag. Returns that span as the parent of what the
+   * change does here (its pushes); null when tracing is off or the trace is not sampled.
+   */
+  public @Nullable TraceContext replicated(TraceContext change, String from, long madeAtMillis) {
+    Tracer spans = tracer;
+    if (spans == null || !change.sampled()) {
+      return null;
+    }
+    long now = Clock.getDefault().now();
+    // Another member's clock: never let its skew start the span after it ends.
+    long start = Math.min(now, TimeUnit.MILLISECONDS.toNanos(madeAtMillis));
+    Span span = spans.spanBuilder(Route.CLUSTER_REPLICATE.routeName()).setParent(remote(change))
+        .setSpanKind(SpanKind.CONSUMER).setStartTimestamp(start, TimeUnit.NANOSECONDS)
+        .setAttribute(FROM_MEMBER, from).startSpan();
+    span.end(now, TimeUnit.NANOSECONDS);
+    return span.getSpanContext().isSampled() ? parentOf(span) : null;
+  }
+
+  /**
+   * Records a change's push to one subscriber: a {@code push} span from when the change became an
+   * event ({@code createdAtNanos}, {@link System#nanoTime()}) to now, when its frame is handed to
+   * the subscriber's connection.
+   */
+  public void pushed(TraceContext change, long createdAtNanos) {
+    Tracer spans = tracer;
+    if (spans == null || !change.sampled()) {
+      return;
+    }
+    long now = Clock.getDefault().now();
+    spans.spanBuilder("push").setParent(remote(change)).setSpanKind(SpanKind.PRODUCER)
+        .setStartTimestamp(now - (System.nanoTime() - createdAtNanos), TimeUnit.NANOSECONDS)
+        .startSpan().end(now, TimeUnit.NANOSECONDS);
+  }
+
+  private static Context remote(TraceParent caller) {
+    return remote(caller.traceId(), caller.parentId(), caller.sampled());
+  }
+
+  private static Context remote(TraceContext parent) {
+    return remote(parent.traceId(), parent.spanId(), parent.sampled());
+  }
+
+  private static Context remote(String traceId, String spanId, boolean sampled) {
+    return Context.root().with(Span.wrap(SpanContext.createFromRemoteParent(traceId, spanId,
+        sampled ? TraceFlags.getSampled() : TraceFlags.getDefault(), TraceState.getDefault())));
+  }
+
+  private static TraceContext parentOf(Span span) {
+    SpanContext context = span.getSpanContext();
+    return new TraceContext(context.getTraceId(), context.getSpanId(), context.isSampled());
   }
 
   /** Flushes what is queued and stops exporting; does not wait for the collector. */
@@ -171,8 +236,8 @@ public final class Tracing implements Disposable {
     }
 
     @Override
-    public String traceId() {
-      return span.getSpanContext().getTraceId();
+    public TraceContext context() {
+      return parentOf(span);
     }
   }
 }

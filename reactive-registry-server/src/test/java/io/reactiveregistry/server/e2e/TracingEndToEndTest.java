@@ -7,10 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
-import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.common.v1.KeyValue;
-import io.opentelemetry.proto.trace.v1.ResourceSpans;
-import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.codec.RouteMetadata;
@@ -28,18 +25,13 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.core.publisher.Mono;
-import reactor.netty.DisposableServer;
-import reactor.netty.http.server.HttpServer;
 
 /**
  * One change followed end to end: a caller's W3C trace context, sent in the {@code traceparent}
@@ -51,14 +43,9 @@ class TracingEndToEndTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
   private static final String CALLER_SPAN = "00f067aa0ba902b7";
+  private static final String UPSERT_TRACE = "6bf92f3577b34da6a3ce929d0e0e4736";
 
-  private final ConcurrentLinkedQueue<Span> received = new ConcurrentLinkedQueue<>();
-  private final ConcurrentLinkedQueue<String> services = new ConcurrentLinkedQueue<>();
-  private final DisposableServer collector = HttpServer.create().host("127.0.0.1").port(0)
-      .route(routes -> routes.post("/v1/traces", (request, response) -> request.receive().aggregate().asByteArray()
-          .doOnNext(this::collect)
-          .then(response.status(200).header("Content-Type", "application/x-protobuf").send(Mono.empty()).then())))
-      .bindNow();
+  private final OtlpCollector collector = new OtlpCollector();
   private final HttpClient http = HttpClient.newHttpClient();
   private ServerFixture fixture;
 
@@ -70,35 +57,16 @@ class TracingEndToEndTest {
     if (fixture != null) {
       fixture.close();
     }
-    collector.disposeNow();
-  }
-
-  private void collect(byte[] body) {
-    try {
-      for (ResourceSpans resource : ExportTraceServiceRequest.parseFrom(body).getResourceSpansList()) {
-        resource.getResource().getAttributesList().stream().filter(a -> a.getKey().equals("service.name"))
-            .forEach(a -> services.add(a.getValue().getStringValue()));
-        for (ScopeSpans scope : resource.getScopeSpansList()) {
-          received.addAll(scope.getSpansList());
-        }
-      }
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    collector.close();
   }
 
   private ServerFixture start(ServerConfig config, double sampleRatio) {
-    fixture = new ServerFixture(config.withTracing(new Tracing.Settings(
-        URI.create("http://127.0.0.1:" + collector.port() + "/v1/traces"), sampleRatio)));
+    fixture = new ServerFixture(config.withTracing(new Tracing.Settings(collector.endpoint(), sampleRatio)));
     return fixture;
   }
 
-  private static String hex(com.google.protobuf.ByteString bytes) {
-    return HexFormat.of().formatHex(bytes.toByteArray());
-  }
-
-  private List<Span> trace(String traceId) {
-    return received.stream().filter(span -> hex(span.getTraceId()).equals(traceId)).toList();
+  private List<OtlpCollector.Received> trace(String traceId) {
+    return collector.trace(traceId);
   }
 
   private static Optional<String> attribute(Span span, String key) {
@@ -106,16 +74,20 @@ class TracingEndToEndTest {
         .map(value -> value.getStringValue()).findFirst();
   }
 
+  private static String hex(com.google.protobuf.ByteString bytes) {
+    return OtlpCollector.hex(bytes);
+  }
+
   /** The request's span in the trace, and its children by name. */
   private record Request(Span span, Map<String, Span> stages) {}
 
   private Request request(String traceId, String route) {
-    List<Span> spans = trace(traceId);
-    Span server = spans.stream().filter(span -> span.getName().equals(route)).findFirst().orElseThrow();
-    Map<String, Span> stages = spans.stream()
-        .filter(span -> hex(span.getParentSpanId()).equals(hex(server.getSpanId())))
-        .collect(Collectors.toMap(Span::getName, span -> span));
-    return new Request(server, stages);
+    List<OtlpCollector.Received> spans = trace(traceId);
+    OtlpCollector.Received server = spans.stream().filter(span -> span.name().equals(route)).findFirst()
+        .orElseThrow();
+    Map<String, Span> stages = spans.stream().filter(span -> span.parentId().equals(server.spanId()))
+        .collect(Collectors.toMap(OtlpCollector.Received::name, OtlpCollector.Received::span, (first, next) -> first));
+    return new Request(server.span(), stages);
   }
 
   private HttpResponse<String> post(String route, String body, String traceparent) throws Exception {
@@ -146,7 +118,7 @@ class TracingEndToEndTest {
           .isBetween(request.span().getStartTimeUnixNano(), request.span().getEndTimeUnixNano());
       assertThat(stage.getEndTimeUnixNano()).as(stage.getName()).isLessThanOrEqualTo(request.span().getEndTimeUnixNano());
     }
-    assertThat(services).contains("reactive-registry");
+    assertThat(collector.spans()).extracting(OtlpCollector.Received::service).contains("reactive-registry");
     // The change the traced request made leads to its trace from the audit history.
     HttpResponse<String> history = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
         + fixture.server().httpPort() + "/api/v1/trace/history?service=orders")).timeout(WAIT).build(),
@@ -169,14 +141,14 @@ class TracingEndToEndTest {
 
     // Without a trace context, at a ratio of 0, nothing is traced; an invalid traceparent is ignored
     // (the request is served) and, unsampled, makes no trace either.
-    int before = received.size();
+    int before = collector.spans().size();
     assertThat(post("service.query", "{\"service\":\"orders\"}", null).statusCode()).isEqualTo(200);
     assertThat(post("service.query", "{\"service\":\"orders\"}", "00-not-a-trace-01").statusCode()).isEqualTo(200);
     HttpResponse<String> marker = post("service.query", "{\"service\":\"orders\"}",
         "00-" + "11111111111111111111111111111111" + "-" + CALLER_SPAN + "-01");
     assertThat(marker.statusCode()).isEqualTo(200);
     await().atMost(WAIT).until(() -> !trace("11111111111111111111111111111111").isEmpty());
-    assertThat(received).hasSize(before + 1);
+    assertThat(collector.spans()).hasSize(before + 1);
 
     // A change made outside any recorded trace has no trace id in the history.
     assertThat(post("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.6\",\"port\":8080}}",
@@ -226,6 +198,72 @@ class TracingEndToEndTest {
     Span commit = request.stages().get("commit");
     assertThat(commit.getEndTimeUnixNano()).isGreaterThan(commit.getStartTimeUnixNano())
         .isLessThanOrEqualTo(request.span().getEndTimeUnixNano());
+  }
+
+  @Test
+  void aTracedChangesPushesAreSpansOfItsTraceAtMostSixteenOfAFanOutAndExemplarsOfThePushLatency() throws Exception {
+    start(ServerConfig.ephemeralLoopback(), 0);
+    int subscribers = 20;
+    List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<reactor.core.Disposable> streams = new java.util.ArrayList<>();
+    try (WireClient watcher = fixture.connect("watcher"); WireClient app = fixture.connect("app")) {
+      for (int i = 0; i < subscribers; i++) {
+        streams.add(watcher.stream("service.subscribe", "{\"service\":\"orders\"}").subscribe(events::add));
+      }
+      await().atMost(WAIT).until(() -> events.size() == subscribers); // each one's first snapshot
+      // The first registration creates the service: its subscribers get a snapshot, in the trace too.
+      HttpResponse<String> registered = post("instance.register",
+          "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}",
+          "00-" + TRACE_ID + "-" + CALLER_SPAN + "-01");
+      assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
+      await().atMost(WAIT).until(() -> events.size() == 2 * subscribers);
+      assertThat(post("instance.register",
+          "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.6\",\"port\":8080}}",
+          "00-" + UPSERT_TRACE + "-" + CALLER_SPAN + "-01").statusCode()).isEqualTo(200);
+      await().atMost(WAIT).until(() -> events.size() == 3 * subscribers);
+
+      for (String traceId : List.of(TRACE_ID, UPSERT_TRACE)) {
+        await().atMost(WAIT).until(() -> trace(traceId).stream().filter(s -> s.name().equals("push")).count()
+            >= 16);
+        Span request = request(traceId, "instance.register").span();
+        List<OtlpCollector.Received> pushes = trace(traceId).stream().filter(span -> span.name().equals("push"))
+            .toList();
+        assertThat(pushes).as("a fan-out of %d records 16 pushes", subscribers).hasSize(16);
+        for (OtlpCollector.Received push : pushes) {
+          assertThat(push.parentId()).as("a push is a child of the request that made the change")
+              .isEqualTo(hex(request.getSpanId()));
+          assertThat(push.span().getKind()).isEqualTo(Span.SpanKind.SPAN_KIND_PRODUCER);
+          assertThat(push.span().getStartTimeUnixNano()).isGreaterThanOrEqualTo(request.getStartTimeUnixNano());
+          assertThat(push.span().getEndTimeUnixNano()).isGreaterThanOrEqualTo(push.span().getStartTimeUnixNano());
+        }
+      }
+      // An untraced change makes no push span.
+      int pushSpans = (int) collector.spans().stream().filter(span -> span.name().equals("push")).count();
+      assertThat(post("instance.register",
+          "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.7\",\"port\":8080}}", null)
+          .statusCode()).isEqualTo(200);
+      await().atMost(WAIT).until(() -> events.size() == 4 * subscribers);
+      String marker = "77777777777777777777777777777777";
+      post("service.query", "{\"service\":\"orders\"}", "00-" + marker + "-" + CALLER_SPAN + "-01");
+      await().atMost(WAIT).until(() -> !trace(marker).isEmpty());
+      assertThat(collector.spans().stream().filter(span -> span.name().equals("push"))).hasSize(pushSpans);
+    } finally {
+      streams.forEach(reactor.core.Disposable::dispose);
+    }
+
+    // The push-latency histogram carries a traced push as an exemplar, in OpenMetrics.
+    HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+            + fixture.server().httpPort() + "/metrics")).header("Accept", "application/openmetrics-text").timeout(WAIT)
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type)
+        .startsWith("application/openmetrics-text"));
+    assertThat(metrics.body().lines().filter(line -> line.startsWith("registry_push_latency_seconds_bucket")))
+        .anySatisfy(line -> assertThat(line).containsPattern("# \\{(span_id=\"[0-9a-f]{16}\",)?trace_id=\"("
+            + TRACE_ID + "|" + UPSERT_TRACE + ")\""));
+    // The Prometheus text format (the default) has none.
+    HttpResponse<String> text = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + fixture.server().httpPort() + "/metrics")).timeout(WAIT).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(text.body()).contains("registry_push_latency_seconds_bucket").doesNotContain("trace_id=");
   }
 
   @Test

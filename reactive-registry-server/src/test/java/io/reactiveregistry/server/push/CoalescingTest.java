@@ -84,7 +84,7 @@ class CoalescingTest {
   @Test
   void changesOfOneInstancePendingTogetherComeAsItsLastChange() {
     RegistryRuntime runtime = new RegistryRuntime(new Registry(clock, RegistryConfig.DEFAULTS),
-        new PushHub(1_000, changedAt -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE)));
+        new PushHub(1_000, (changedAt, trace) -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE)));
     runtime.execute(new Command.Register(alice, orders, true, InstanceSpec.of("instance", "127.0.0.1", 8081, null,
         null, null, null)));
     Folder folder = new Folder(runtime, ViewFilter.ALL);
@@ -109,7 +109,7 @@ class CoalescingTest {
   void aCoalescingSubscriberGetsAtMostOneFramePerWindow() {
     ManualDrainLoop loop = new ManualDrainLoop();
     RegistryRuntime runtime = new RegistryRuntime(new Registry(clock, RegistryConfig.DEFAULTS),
-        new PushHub(1_000, changedAt -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE),
+        new PushHub(1_000, (changedAt, trace) -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE),
             new Pacing(Duration.ofMillis(50), loop::nanoTime)));
     register(runtime, 1);
     List<ServiceEvent> paced = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -155,7 +155,7 @@ class CoalescingTest {
   void aCongestedConnectionsEventsWaitAndCoalesce() {
     ManualDrainLoop loop = new ManualDrainLoop();
     RegistryRuntime runtime = new RegistryRuntime(new Registry(clock, RegistryConfig.DEFAULTS),
-        new PushHub(20, changedAt -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE)));
+        new PushHub(20, (changedAt, trace) -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE)));
     register(runtime, 1);
     List<ServiceEvent> received = new java.util.concurrent.CopyOnWriteArrayList<>();
     var subscription = runtime.subscribe(orders, ViewFilter.ALL, null, loop, true).map(CoalescingTest::decode)
@@ -202,7 +202,7 @@ class CoalescingTest {
   void theFoldOfACoalescedStreamIsTheViewUnderRandomChurn() {
     Random random = new Random(7);
     RegistryRuntime runtime = new RegistryRuntime(new Registry(clock, RegistryConfig.DEFAULTS),
-        new PushHub(25, changedAt -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE)));
+        new PushHub(25, (changedAt, trace) -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE)));
     // The selectors' views see instances come and go as re-registrations change their metadata.
     ViewFilter[] filters = {ViewFilter.ALL, ViewFilter.of(List.of("a"), false), ViewFilter.of(null, true),
         ViewFilter.of(null, false, "v in (0,1)"), ViewFilter.of(null, true, "v!=2")};

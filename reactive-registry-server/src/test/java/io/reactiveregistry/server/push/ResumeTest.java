@@ -37,7 +37,7 @@ class ResumeTest {
 
   private RegistryRuntime runtime(ResumeHistory.Limits limits) {
     return new RegistryRuntime(new Registry(clock, RegistryConfig.DEFAULTS),
-        new PushHub(1_000, changedAt -> timed.incrementAndGet(), new ResumeHistory(limits, clock, NODE)));
+        new PushHub(1_000, (changedAt, trace) -> timed.incrementAndGet(), new ResumeHistory(limits, clock, NODE)));
   }
 
   private RegistryRuntime runtime() {

@@ -1,6 +1,7 @@
 package io.reactiveregistry.spring.boot;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Tracer;
 import io.reactiveregistry.client.ClientTls;
 import io.reactiveregistry.client.RegistryClient;
 import org.springframework.beans.factory.ObjectProvider;
@@ -31,7 +32,7 @@ public class RegistryClientAutoConfiguration {
   @Bean(destroyMethod = "closeAndWait")
   @ConditionalOnMissingBean
   public RegistryClient registryClient(RegistryProperties properties, Environment environment,
-      ObjectProvider<ClientMeterBinding> meters) {
+      ObjectProvider<ClientMeterBinding> meters, ObjectProvider<ClientTraceBinding> traces) {
     RegistryClient.Builder builder = RegistryClient.builder()
         .servers(properties.getServers().toArray(String[]::new))
         .clientName(clientName(properties, environment))
@@ -51,6 +52,7 @@ public class RegistryClientAutoConfiguration {
       builder.viewCache(properties.getViewCacheDirectory(), properties.getViewCacheMaxAge());
     }
     meters.ifAvailable(binding -> binding.applyTo(builder));
+    traces.ifAvailable(binding -> binding.applyTo(builder));
     return builder.build();
   }
 
@@ -68,6 +70,16 @@ public class RegistryClientAutoConfiguration {
     @Bean
     ClientMeterBinding registryClientMeterBinding(ObjectProvider<MeterRegistry> registry) {
       return new ClientMeterBinding(registry);
+    }
+  }
+
+  /** The client's requests in the application's current trace, when Micrometer Tracing is there. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(Tracer.class)
+  static class Traces {
+    @Bean
+    ClientTraceBinding registryClientTraceBinding(ObjectProvider<Tracer> tracer) {
+      return new ClientTraceBinding(tracer);
     }
   }
 }

@@ -3,7 +3,13 @@ package io.reactiveregistry.server.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.codec.RouteMetadata;
+import io.reactiveregistry.protocol.codec.TraceMetadata;
 import io.reactiveregistry.protocol.message.ClusterInfo;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServerInfo;
@@ -11,10 +17,14 @@ import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.protocol.message.TraceHistory;
+import io.reactiveregistry.protocol.trace.TraceParent;
+import io.rsocket.Payload;
+import io.rsocket.util.ByteBufPayload;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,6 +72,8 @@ class ReplicationEndToEndTest {
   static String members;
   static final Map<String, ServerProcess> nodes = new LinkedHashMap<>();
   static final Map<String, Integer> ports = new LinkedHashMap<>();
+  /** Where the members export their spans; only traced requests make any (the ratio is 0). */
+  static final OtlpCollector collector = new OtlpCollector();
 
   @BeforeAll
   static void startCluster() throws Exception {
@@ -75,7 +87,8 @@ class ReplicationEndToEndTest {
     Map<String, Process> started = new LinkedHashMap<>();
     for (String id : ports.keySet()) {
       started.put(id, ServerProcess.spawnMember(dir.resolve(id), dir.resolve(id + ".log"), id, members,
-          "--replication-grace-ms", GRACE_MS, "--anti-entropy-interval-ms", "500"));
+          "--replication-grace-ms", GRACE_MS, "--anti-entropy-interval-ms", "500",
+          "--otlp-endpoint", collector.endpoint().toString(), "--trace-sample-ratio", "0"));
     }
     for (Map.Entry<String, Process> member : started.entrySet()) {
       nodes.put(member.getKey(), ServerProcess.awaitListening(member.getValue(), dir.resolve(member.getKey() + ".log")));
@@ -88,6 +101,59 @@ class ReplicationEndToEndTest {
   static void stopCluster() throws Exception {
     for (ServerProcess node : nodes.values()) {
       node.close();
+    }
+    collector.close();
+  }
+
+  @Test
+  @Order(0)
+  void aTracedRegistrationIsOneTraceFromTheRequestOnOneMemberToThePushOnAnother() throws Exception {
+    String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    String callerSpan = "00f067aa0ba902b7";
+    List<String> events = new CopyOnWriteArrayList<>();
+    try (WireClient watcher = WireClient.connect(ports.get("n2"), "watcher-n2");
+        WireClient app = WireClient.connect(ports.get("n1"), "app")) {
+      Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"traced\"}").subscribe(events::add);
+      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 1);
+      ByteBuf metadata = RouteMetadata.encode(ByteBufAllocator.DEFAULT, "instance.register");
+      CompositeByteBuf composite = metadata instanceof CompositeByteBuf c ? c
+          : ByteBufAllocator.DEFAULT.compositeBuffer().addComponent(true, metadata);
+      TraceMetadata.add(composite, ByteBufAllocator.DEFAULT,
+          TraceParent.parse("00-" + traceId + "-" + callerSpan + "-01").orElseThrow());
+      app.rsocket().requestResponse(ByteBufPayload.create(Unpooled.copiedBuffer(ephemeral("traced", "127.0.0.9", 8080),
+          StandardCharsets.UTF_8), composite)).doOnNext(Payload::release).block(Duration.ofSeconds(10));
+      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 2);
+      watch.dispose();
+    }
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> collector.trace(traceId).stream()
+        .anyMatch(span -> span.name().equals("push")));
+    List<OtlpCollector.Received> trace = collector.trace(traceId);
+    OtlpCollector.Received request = trace.stream().filter(span -> span.name().equals("instance.register"))
+        .findFirst().orElseThrow();
+    assertThat(request.member()).isEqualTo("n1");
+    assertThat(request.parentId()).isEqualTo(callerSpan);
+    // Each member the change was replicated to records its replication.
+    OtlpCollector.Received replicate = trace.stream()
+        .filter(span -> span.name().equals("cluster.replicate") && span.member().equals("n2")).findFirst()
+        .orElseThrow(() -> new AssertionError("no cluster.replicate span from n2 in " + trace.stream()
+            .map(span -> span.member() + ":" + span.name()).toList()));
+    assertThat(replicate.parentId()).as("replicated in the request's span").isEqualTo(request.spanId());
+    assertThat(replicate.attribute("registry.replica.from")).contains("n1");
+    assertThat(trace.stream().filter(span -> span.name().equals("push")))
+        .as("n2's subscriber's push, a child of the replication; n1 has no subscriber").singleElement()
+        .satisfies(push -> {
+          assertThat(push.member()).isEqualTo("n2");
+          assertThat(push.parentId()).isEqualTo(replicate.spanId());
+        });
+    // n3 received the change too, with no subscriber: its replication span is there, and no push.
+    await().atMost(Duration.ofSeconds(10)).until(() -> collector.trace(traceId).stream()
+        .anyMatch(span -> span.name().equals("cluster.replicate") && span.member().equals("n3")));
+    try (WireClient reader = WireClient.connect(ports.get("n2"), "reader")) {
+      // The copy's arrival leads to the trace; its removal when the app's connection closed, to none.
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(reader.call("admin.trace.query",
+          "{\"service\":\"traced\"}", TraceHistory.class).events())
+          .extracting(TraceEvent::traceId).containsExactly(traceId, null));
     }
   }
 
