@@ -38,6 +38,7 @@ public final class PushHub {
 
   /**
    * @param pushed told, for each event handed to a subscriber, when its change was made (nanoTime)
+   *     and, for the first pushes of a traced change, its trace (see {@link PushObserver})
    * @param history what subscribers resume from
    */
   public PushHub(int maxPending, PushObserver pushed, ResumeHistory history) {
