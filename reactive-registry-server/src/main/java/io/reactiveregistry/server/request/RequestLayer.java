@@ -293,8 +293,9 @@ public final class RequestLayer {
   private Mono<Answer> submitted(Route route, long start, RequestSpan span, Command command) {
     long submitted = System.nanoTime();
     TraceContext trace = span.context();
-    CompletableFuture<Outcome> outcome = runtime.submit(trace == null ? command : new Command.Traced(trace, command));
-    if (outcome.isDone()) { // in memory only: answered at once
+    RegistryRuntime.Submitted submission = runtime.submit(trace == null ? command : new Command.Traced(trace, command));
+    CompletableFuture<Outcome> outcome = submission.outcome();
+    if (!submission.durable()) { // in memory only: answered at once
       span.stage("apply", submitted, System.nanoTime());
       try {
         return Mono.just(counted(route, start, Answer.of(outcome.join())));

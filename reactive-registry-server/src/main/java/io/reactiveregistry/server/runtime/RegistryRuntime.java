@@ -142,12 +142,12 @@ public final class RegistryRuntime {
    * write, the outcome is {@link Refused} ({@code STORAGE_BEHIND} or {@code STORAGE_FAILED}), and
    * a durable command is refused before it changes anything.
    */
-  public CompletableFuture<Outcome> submit(Command command) {
+  public Submitted submit(Command command) {
     Applied applied = apply(command, true);
     if (applied.durable == null) {
-      return CompletableFuture.completedFuture(applied.outcome);
+      return new Submitted(CompletableFuture.completedFuture(applied.outcome), false);
     }
-    return applied.durable.handle((ignored, error) -> {
+    return new Submitted(applied.durable.handle((ignored, error) -> {
       if (error == null) {
         return applied.outcome;
       }
@@ -156,7 +156,14 @@ public final class RegistryRuntime {
         return refused(storage);
       }
       throw new CompletionException(cause);
-    });
+    }), true);
+  }
+
+  /**
+   * A submitted command's answer, and whether it waits for storage: a durable command's future may
+   * complete before its submitter looks at it, so whether it is done says nothing about the way it took.
+   */
+  public record Submitted(CompletableFuture<Outcome> outcome, boolean durable) {
   }
 
   /**
