@@ -15,6 +15,8 @@ public enum Route {
   SERVICE_QUERY("service.query", Interaction.REQUEST_RESPONSE),
   SERVICE_SUBSCRIBE("service.subscribe", Interaction.REQUEST_STREAM),
   SERVICE_LIST("service.list", Interaction.REQUEST_RESPONSE),
+  /** The namespaces that hold services, with counts; each caller sees those it may read (any principal). */
+  NAMESPACE_LIST("namespace.list", Interaction.REQUEST_RESPONSE),
   CATALOG_SUBSCRIBE("catalog.subscribe", Interaction.REQUEST_STREAM),
   ADMIN_SERVICE_CREATE("admin.service.create", Interaction.REQUEST_RESPONSE),
   ADMIN_SERVICE_UPDATE("admin.service.update", Interaction.REQUEST_RESPONSE),

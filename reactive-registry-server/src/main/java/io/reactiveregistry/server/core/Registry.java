@@ -11,6 +11,7 @@ import io.reactiveregistry.server.core.Outcome.Registered;
 import io.reactiveregistry.server.core.Outcome.ServiceDefined;
 import io.reactiveregistry.server.core.Outcome.ServiceRemoved;
 import io.reactiveregistry.server.core.Results.InstanceCounts;
+import io.reactiveregistry.server.core.Results.NamespaceSummary;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -418,6 +419,11 @@ public final class Registry implements RegistryReads {
   @Override
   public int namespaceCount() {
     return services.usage().namespaces();
+  }
+
+  @Override
+  public List<NamespaceSummary> namespaces() {
+    return services.namespaces();
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.core;
 
 import io.reactiveregistry.server.core.Results.InstanceCounts;
+import io.reactiveregistry.server.core.Results.NamespaceSummary;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import java.util.List;
 import java.util.Optional;
@@ -61,6 +62,9 @@ public interface RegistryReads {
   int serviceCount();
 
   int namespaceCount();
+
+  /** Every namespace holding a service, by name, with its counts; looks at every service. */
+  List<NamespaceSummary> namespaces();
 
   /** UTF-8 bytes of metadata kept durably, counted against {@link Quotas#maxDurableMetadataBytes()}. */
   long durableMetadataBytes();

@@ -11,6 +11,12 @@ public final class Results {
       int persistentUnhealthy) {}
 
   /**
+   * A namespace that holds at least one service, with what it holds: its services, their instances
+   * and how many of those are healthy.
+   */
+  public record NamespaceSummary(String namespace, int services, int instances, int healthyInstances) {}
+
+  /**
    * One line of a service listing; {@code protectionTriggered}: a healthy-only view of it now shows
    * every instance, the healthy ones being fewer than its protect threshold.
    */

@@ -2,6 +2,7 @@ package io.reactiveregistry.server.core;
 
 import io.reactiveregistry.protocol.rules.InstanceRules;
 import io.reactiveregistry.server.core.Results.InstanceCounts;
+import io.reactiveregistry.server.core.Results.NamespaceSummary;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,6 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -254,6 +256,19 @@ final class ServiceCatalog {
     }
     found.sort(Comparator.comparing((ServiceSummary s) -> s.service().group())
         .thenComparing(s -> s.service().service()));
+    return found;
+  }
+
+  List<NamespaceSummary> namespaces() {
+    Map<String, int[]> counts = new TreeMap<>();
+    for (Service service : services.values()) {
+      int[] namespace = counts.computeIfAbsent(service.key.namespace(), name -> new int[3]);
+      namespace[0]++;
+      namespace[1] += service.instances.size();
+      namespace[2] += service.healthyCount();
+    }
+    List<NamespaceSummary> found = new ArrayList<>(counts.size());
+    counts.forEach((name, n) -> found.add(new NamespaceSummary(name, n[0], n[1], n[2])));
     return found;
   }
 

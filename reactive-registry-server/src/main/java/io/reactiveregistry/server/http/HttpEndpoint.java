@@ -72,7 +72,7 @@ public final class HttpEndpoint {
   private static final String BEARER = "Bearer ";
   private static final String BASIC = "Basic ";
   private static final Set<String> PATHS = Set.of("/", "/health", "/ready", "/metrics", "/api/v1/cluster", "/api/v1/services",
-      "/api/v1/trace", "/api/v1/trace/history", "/api/v1/backup", "/api/v1/prometheus/targets");
+      "/api/v1/namespaces", "/api/v1/trace", "/api/v1/trace/history", "/api/v1/backup", "/api/v1/prometheus/targets");
   /** The largest request body a POST may carry: what an RSocket request may (the default frame limit). */
   private static final int MAX_BODY_BYTES = 1 << 20;
   /** A comment line this often on a quiet watch, so that proxies and clients see the stream alive. */
@@ -156,6 +156,7 @@ public final class HttpEndpoint {
             .get("/metrics", this::metrics)
             .get("/api/v1/cluster", this::cluster)
             .get("/api/v1/services", this::list)
+            .get("/api/v1/namespaces", this::namespaces)
             .get("/api/v1/services/{namespace}/{group}/{service}", this::snapshot)
             .get("/api/v1/watch/{namespace}/{group}/{service}", this::watch)
             .get("/api/v1/trace", this::trace)
@@ -412,6 +413,15 @@ public final class HttpEndpoint {
       ServiceListQuery query = new ServiceListQuery(first(params, "namespace"), first(params, "group"),
           first(params, "prefix"), whole(params, "page"), whole(params, "pageSize"));
       return send(response, layer.list(principalOf(request), query));
+    } catch (RuntimeException e) {
+      return refusal(response, e);
+    }
+  }
+
+  /** {@code GET /api/v1/namespaces}: {@code namespace.list}. */
+  private Publisher<Void> namespaces(HttpServerRequest request, HttpServerResponse response) {
+    try {
+      return send(response, layer.namespaceList(principalOf(request)));
     } catch (RuntimeException e) {
       return refusal(response, e);
     }

@@ -50,7 +50,8 @@ public final class PermissionTable {
         // Connections, backups, membership and the replication stream cross namespaces; cluster.replicate is
         // internal (a peer, or an operator with admin everywhere).
         case ADMIN_CONNECTIONS, ADMIN_BACKUP, ADMIN_MEMBERS_ADD, ADMIN_MEMBERS_REMOVE, CLUSTER_REPLICATE -> adminEverywhere;
-        case SERVER_INFO -> new Rule(null, Scope.ANY_PRINCIPAL);
+        // Any principal may ask; the answer lists only the namespaces whose services it may list (allows, below).
+        case SERVER_INFO, NAMESPACE_LIST -> new Rule(null, Scope.ANY_PRINCIPAL);
       });
     }
   }
@@ -78,6 +79,20 @@ public final class PermissionTable {
       case EVERY_NAMESPACE -> access.require(principal, rule.permission(), null);
       case ANY_PRINCIPAL -> access.require(principal, null, null);
     }
+  }
+
+  /**
+   * Whether {@code principal} holds {@code route}'s permission in {@code namespace}, without refusing:
+   * for an answer that shows each caller only what it may see ({@code namespace.list} shows the
+   * namespaces whose services the caller may list).
+   */
+  boolean allows(@Nullable Principal principal, Route route, String namespace) {
+    if (!access.required()) {
+      return true;
+    }
+    Rule rule = RULES.get(route);
+    return principal != null && (rule.permission() == null
+        || principal.may(rule.permission(), rule.scope() == Scope.EVERY_NAMESPACE ? null : namespace));
   }
 
   /** A heartbeat for everything its connection owns: write permission in some namespace. */

@@ -21,6 +21,8 @@ import io.reactiveregistry.protocol.message.InstanceOverride;
 import io.reactiveregistry.protocol.message.InstanceRef;
 import io.reactiveregistry.protocol.message.MemberChange;
 import io.reactiveregistry.protocol.message.MemberList;
+import io.reactiveregistry.protocol.message.NamespaceList;
+import io.reactiveregistry.protocol.message.NamespaceSummary;
 import io.reactiveregistry.protocol.message.Query;
 import io.reactiveregistry.protocol.message.RegisterResult;
 import io.reactiveregistry.protocol.message.Registration;
@@ -170,7 +172,7 @@ public final class RequestLayer {
         InstanceBody.class, TraceQuery.class, TraceEvent.class, ServiceSnapshot.class, ServiceEvent.class,
         ServerInfo.class, ErrorBody.class, SetupData.class, InstanceDetails.class, ConnectionList.class,
         CatalogQuery.class, CatalogEvent.class, TraceHistoryQuery.class, TraceHistory.class,
-        ServiceSubscribers.class);
+        ServiceSubscribers.class, NamespaceList.class);
   }
 
   // ---- sessions ----
@@ -392,6 +394,16 @@ public final class RequestLayer {
       return counted(Route.SERVICE_LIST, start, Answer.json(services(principal, query)));
     } catch (RuntimeException e) {
       return counted(Route.SERVICE_LIST, start, Answer.refusal(e));
+    }
+  }
+
+  /** {@code namespace.list} for a door that has no body to decode (HTTP's {@code GET /api/v1/namespaces}). */
+  public Answer namespaceList(@Nullable Principal principal) {
+    long start = System.nanoTime();
+    try {
+      return counted(Route.NAMESPACE_LIST, start, Answer.json(namespaces(principal)));
+    } catch (RuntimeException e) {
+      return counted(Route.NAMESPACE_LIST, start, Answer.refusal(e));
     }
   }
 
@@ -769,6 +781,7 @@ public final class RequestLayer {
     return switch (route) {
       case SERVICE_QUERY -> new Answer.Served(query(principal, json.decode(body, Query.class)));
       case SERVICE_LIST -> Answer.json(services(principal, json.decode(body, ServiceListQuery.class)));
+      case NAMESPACE_LIST -> Answer.json(namespaces(principal));
       case ADMIN_SERVICE_GET -> Answer.json(describe(principal, json.decode(body, ServiceRef.class)));
       case ADMIN_SERVICE_INSTANCES -> Answer.json(instances(principal, json.decode(body, ServiceRef.class)));
       case ADMIN_SERVICE_SUBSCRIBERS -> Answer.json(subscribers(principal, json.decode(body, ServiceRef.class)));
@@ -819,6 +832,16 @@ public final class RequestLayer {
     String group = body.group() == null ? null : Names.require("group", body.group());
     List<ServiceSummary> all = runtime.read(registry -> registry.list(namespace, group, body.prefix()));
     return ServicePages.page(all, body.page(), body.pageSize());
+  }
+
+  /** {@code namespace.list}: the namespaces holding services whose services the caller may list. */
+  private NamespaceList namespaces(@Nullable Principal principal) {
+    permissions.check(principal, Route.NAMESPACE_LIST, null);
+    return new NamespaceList(runtime.read(RegistryReads::namespaces).stream()
+        .filter(namespace -> permissions.allows(principal, Route.SERVICE_LIST, namespace.namespace()))
+        .map(namespace -> new NamespaceSummary(namespace.namespace(), namespace.services(), namespace.instances(),
+            namespace.healthyInstances()))
+        .toList());
   }
 
   private ServiceDetail describe(@Nullable Principal principal, ServiceRef body) {

@@ -2,10 +2,13 @@ package io.reactiveregistry.server.e2e;
 
 import static io.reactiveregistry.server.e2e.RegistryEndToEndTest.registration;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.BatchResult;
 import io.reactiveregistry.protocol.message.InstanceBody;
+import io.reactiveregistry.protocol.message.NamespaceList;
+import io.reactiveregistry.protocol.message.NamespaceSummary;
 import io.reactiveregistry.protocol.message.ServiceDetail;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.protocol.message.ServiceList;
@@ -13,6 +16,10 @@ import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.TraceEvent;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.LifecycleConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -61,6 +68,44 @@ class AdminEndToEndTest {
     ops.call("instance.deregister", "{\"service\":\"postgres\",\"instance\":{\"ip\":\"127.0.0.9\",\"port\":5432}}");
     assertThat(ops.call("admin.service.delete", "{\"service\":\"postgres\"}")).isEqualTo("{\"deleted\":true}");
     assertThat(ops.error("admin.service.delete", "{\"service\":\"postgres\"}").code()).isEqualTo("NOT_FOUND");
+  }
+
+  @Test
+  void namespaceListGivesEachNamespaceThatHoldsAServiceWithItsCountsOverRSocketAndHttp() throws Exception {
+    int closed; // a port nothing listens on: the persistent instance there fails its checks
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closed = socket.getLocalPort();
+    }
+    try (ServerFixture checking = new ServerFixture(ServerConfig.ephemeralLoopback()
+        .withHealthChecks(new ServerConfig.HealthChecks(Duration.ofMillis(200), Duration.ofMillis(1_000), 4)))) {
+      WireClient app = checking.connect("app");
+      WireClient ops = checking.connect("ops");
+      assertThat(app.call("namespace.list", "{}", NamespaceList.class).namespaces()).isEmpty();
+
+      app.call("instance.register", registration("orders", "127.0.0.5", 8080));
+      app.call("instance.register", registration("orders", "127.0.0.6", 8080));
+      String db = "{\"namespace\":\"prod\",\"service\":\"db\",\"ephemeral\":false,"
+          + "\"instance\":{\"ip\":\"127.0.0.1\",\"port\":" + closed + "}}";
+      app.call("instance.register", db);
+      ops.call("admin.service.create", "{\"namespace\":\"prod\",\"service\":\"empty\"}");
+
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+          assertThat(app.call("namespace.list", "{}", NamespaceList.class).namespaces()).containsExactly(
+              new NamespaceSummary("prod", 2, 1, 0), new NamespaceSummary("public", 1, 2, 2)));
+      HttpResponse<String> overHttp = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+          "http://127.0.0.1:" + checking.server().httpPort() + "/api/v1/namespaces")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(overHttp.statusCode()).isEqualTo(200);
+      assertThat(JsonCodec.json().decode(overHttp.body(), NamespaceList.class))
+          .isEqualTo(app.call("namespace.list", "{}", NamespaceList.class));
+
+      // A namespace exists while it holds a service: its last one deleted, it is gone from the list.
+      app.call("instance.deregister", db);
+      ops.call("admin.service.delete", "{\"namespace\":\"prod\",\"service\":\"db\"}");
+      ops.call("admin.service.delete", "{\"namespace\":\"prod\",\"service\":\"empty\"}");
+      assertThat(app.call("namespace.list", "{}", NamespaceList.class).namespaces())
+          .extracting(NamespaceSummary::namespace).containsExactly("public");
+    }
   }
 
   @Test

@@ -12,6 +12,8 @@ import io.reactiveregistry.protocol.message.ConnectionList;
 import io.reactiveregistry.protocol.message.DeregisterResult;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.InstanceDetails;
+import io.reactiveregistry.protocol.message.NamespaceList;
+import io.reactiveregistry.protocol.message.NamespaceSummary;
 import io.reactiveregistry.protocol.message.RegisterResult;
 import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.protocol.message.ServiceDetail;
@@ -128,6 +130,8 @@ class ContractOverTransportsTest {
     assertThat(call(ops, "service.list", "{\"namespace\":\"shop\"}", ServiceList.class).services())
         .extracting(ServiceSummary::service, ServiceSummary::instanceCount).containsExactly(
             org.assertj.core.groups.Tuple.tuple("orders", 2));
+    assertThat(call(ops, "namespace.list", "{}", NamespaceList.class).namespaces())
+        .contains(new NamespaceSummary("shop", 1, 2, 2));
 
     String ref = ",\"instance\":{\"ip\":\"127.0.0.7\",\"port\":8080}";
     assertThat(call(ops, "admin.instance.patch", orders(ref + ",\"weight\":0"), InstanceBody.class).weight())

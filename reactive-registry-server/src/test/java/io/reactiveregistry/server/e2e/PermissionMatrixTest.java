@@ -152,6 +152,8 @@ class PermissionMatrixTest {
       Map.entry(Route.ADMIN_MEMBERS_ADD, new Row("admin everywhere", "{\"member\":\"n9=127.0.0.1:7399/7499\"}")),
       Map.entry(Route.ADMIN_MEMBERS_REMOVE, new Row("admin everywhere", "{\"node\":\"n9\"}")),
       Map.entry(Route.SERVER_INFO, new Row(null, "{}")),
+      // Any principal; each sees the namespaces it may read (TokensEndToEndTest checks which).
+      Map.entry(Route.NAMESPACE_LIST, new Row(null, "{}")),
       Map.entry(Route.CLUSTER_REPLICATE, new Row("admin everywhere", "{\"node\":\"n9\"}"))));
 
   @Test

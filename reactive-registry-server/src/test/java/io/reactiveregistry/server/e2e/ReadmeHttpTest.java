@@ -28,7 +28,7 @@ class ReadmeHttpTest {
     String api = lines.get(0).replace("7080", String.valueOf(fixture.server().httpPort()));
     assertThat(api).startsWith("API=http://127.0.0.1:");
     List<String> curls = lines.subList(1, lines.size());
-    assertThat(curls).hasSize(9).allMatch(line -> line.startsWith("curl "));
+    assertThat(curls).hasSize(10).allMatch(line -> line.startsWith("curl "));
 
     for (String line : curls) {
       boolean watch = line.contains("/watch/") || line.contains("/catalog/");

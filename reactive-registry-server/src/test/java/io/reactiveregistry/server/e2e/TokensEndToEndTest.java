@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.reactiveregistry.protocol.message.NamespaceList;
+import io.reactiveregistry.protocol.message.NamespaceSummary;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.security.SecurityConfig;
@@ -102,6 +104,21 @@ class TokensEndToEndTest {
           .isEqualTo("FORBIDDEN");
       assertThat(connection.bearer(JWT_APP).call("service.list", "{\"namespace\":\"prod\"}")).contains("\"services\"");
     }
+  }
+
+  @Test
+  void eachCallerListsOnlyTheNamespacesItMayRead() {
+    WireClient ops = fixture.connect("ops-namespaces").bearer(OPS);
+    for (String namespace : List.of("prod", "team-a", "team-b", "staging")) {
+      ops.call("admin.service.create", "{\"namespace\":\"" + namespace + "\",\"service\":\"listed\"}");
+    }
+    assertThat(fixture.connect("app-namespaces").bearer(APP).call("namespace.list", "{}", NamespaceList.class)
+        .namespaces()).extracting(NamespaceSummary::namespace).containsExactly("prod");
+    assertThat(fixture.connect("reader-namespaces").bearer(READER).call("namespace.list", "{}", NamespaceList.class)
+        .namespaces()).extracting(NamespaceSummary::namespace).containsExactly("team-a", "team-b");
+    assertThat(ops.call("namespace.list", "{}", NamespaceList.class).namespaces())
+        .extracting(NamespaceSummary::namespace).contains("prod", "staging", "team-a", "team-b");
+    assertThat(fixture.connect("nobody-namespaces").error("namespace.list", "{}").code()).isEqualTo("UNAUTHENTICATED");
   }
 
   @Test

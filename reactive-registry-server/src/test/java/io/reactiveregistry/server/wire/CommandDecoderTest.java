@@ -75,7 +75,7 @@ class CommandDecoderTest {
 
   @Test
   void everyRouteThatChangesTheRegistryIsInTheTableAndNoReadIs() {
-    Set<Route> reads = EnumSet.of(Route.SERVICE_QUERY, Route.SERVICE_LIST, Route.ADMIN_SERVICE_GET,
+    Set<Route> reads = EnumSet.of(Route.SERVICE_QUERY, Route.SERVICE_LIST, Route.NAMESPACE_LIST, Route.ADMIN_SERVICE_GET,
         Route.ADMIN_SERVICE_INSTANCES, Route.ADMIN_SERVICE_SUBSCRIBERS, Route.ADMIN_CONNECTIONS, Route.ADMIN_TRACE_QUERY,
         Route.SERVER_INFO);
     // Membership changes are the Raft group's, not the registry's: the layer hands them to the storage.
