@@ -230,7 +230,8 @@ function metadataLines(metadata) {
 // What the page holds open (streams, timers) and what it folds events into between draws: outside
 // Alpine's reactive state, whose proxies would wrap AbortController and break its methods, and
 // would redraw on every event.
-const open = { streams: [], timers: [], view: {}, traced: [], catalog: null };
+// generation: counts the pages opened, so that a page that awaited something sees it was left meanwhile.
+const open = { streams: [], timers: [], view: {}, traced: [], catalog: null, generation: 0 };
 /** Questions asked so far: each confirmation dialog's id. */
 let questions = 0;
 
@@ -242,6 +243,12 @@ function closeAll() {
   open.view = {};
   open.traced = [];
   open.catalog = null;
+  open.generation++;
+}
+
+/** "1 service", "3 services". */
+function counted(count, noun) {
+  return count + ' ' + noun + (count === 1 ? '' : 's');
 }
 
 document.addEventListener('alpine:init', () => {
@@ -252,8 +259,10 @@ document.addEventListener('alpine:init', () => {
     liveNote: '',
     token: sessionStorage.getItem(TOKEN_KEY) !== null,
     now: Date.now(),
-    services: { namespace: 'public', group: '', prefix: '', health: '', page: 1, pageSize: 20, total: 0, rows: [],
-      loaded: false },
+    services: { namespace: 'public', picked: false, group: '', prefix: '', health: '', page: 1, pageSize: 20, total: 0,
+      rows: [], loaded: false },
+    /** The namespaces that hold services and that the token may read (namespace.list), with their counts. */
+    namespaces: [],
     service: { namespace: '', group: '', name: '', detail: null, rows: [], details: {}, revision: 0,
       protecting: false, deleted: false, history: [], subscribers: [] },
     connections: [],
@@ -340,10 +349,20 @@ document.addEventListener('alpine:init', () => {
      * (GET /api/v1/catalog/...): a snapshot, then each service that appears, changes or goes, with
      * the read permission only. Paged here, in the order service.list uses (group, then name).
      */
-    openServices() {
+    async openServices() {
       closeAll();
-      const catalog = new Map();
+      const generation = open.generation;
       this.services.loaded = false;
+      await this.loadNamespaces();
+      if (generation !== open.generation) {
+        return; // the page was left (or opened again) meanwhile
+      }
+      if (!this.services.picked && this.namespaces.length > 0
+          && !this.namespaces.some(listed => listed.namespace === this.services.namespace)) {
+        // Not picked by the operator, and empty or not theirs to read: the first one they may read instead.
+        this.services.namespace = this.namespaces[0].namespace;
+      }
+      const catalog = new Map();
       open.catalog = catalog;
       const query = new URLSearchParams();
       if (this.services.group) {
@@ -355,6 +374,7 @@ document.addEventListener('alpine:init', () => {
       const namespace = this.services.namespace || 'public';
       const path = '/api/v1/catalog/' + encodeURIComponent(namespace) + (query.toString() ? '?' + query : '');
       const draw = coalesced(() => this.loadServices(), DRAW_EVERY_MS);
+      const recount = coalesced(() => this.loadNamespaces(), RELOAD_EVERY_MS); // the list's counts, live
       open.streams.push(new EventStream(path, (type, event) => {
         if (event.type === 'SNAPSHOT') {
           catalog.clear();
@@ -368,6 +388,7 @@ document.addEventListener('alpine:init', () => {
           catalog.delete(event.group + '/' + event.name);
         }
         draw();
+        recount();
       }, (live, refusal) => {
         if (refusal) {
           // Refused: nothing is known of the namespace, which is not the same as it being empty.
@@ -377,6 +398,41 @@ document.addEventListener('alpine:init', () => {
         }
         this.streamState(live, refusal);
       }));
+    },
+
+    /** The namespace list's choice: its services from the first page. */
+    pickNamespace(namespace) {
+      this.services.namespace = namespace;
+      this.services.picked = true;
+      this.services.page = 1;
+      this.openServices();
+    },
+
+    /** Reads the namespace list again; refused, it is empty (the catalog's stream says why). */
+    async loadNamespaces() {
+      try {
+        this.namespaces = (await api.call('namespace.list', {})).namespaces;
+      } catch (error) {
+        this.namespaces = [];
+      }
+    },
+
+    /**
+     * The namespace list: each namespace with its counts, and the one shown even when it is not
+     * listed (it holds nothing, or the token may not read it: its name alone, no counts).
+     */
+    namespaceOptions() {
+      const options = this.namespaces.map(listed => ({
+        name: listed.namespace,
+        label: listed.namespace + ' (' + counted(listed.services, 'service') + ', '
+          + counted(listed.instances, 'instance')
+          + (listed.healthyInstances < listed.instances ? ', ' + (listed.instances - listed.healthyInstances)
+            + ' unhealthy' : '') + ')',
+      }));
+      if (!options.some(option => option.name === this.services.namespace)) {
+        options.unshift({ name: this.services.namespace, label: this.services.namespace });
+      }
+      return options;
     },
 
     /** The page of the catalog asked for, from what the stream folded. */

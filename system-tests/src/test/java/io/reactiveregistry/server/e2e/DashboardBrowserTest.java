@@ -133,6 +133,9 @@ class DashboardBrowserTest {
     WebElement orders = row("#services tr[data-service='orders']");
     waiting().until(d -> orders.findElements(By.cssSelector("td.count")).get(0).getText().equals("1"));
     assertThat(((JavascriptExecutor) browser).executeScript("return window.notReloaded")).isEqualTo(true);
+    // The namespace list counts it too (public held nothing when the page opened).
+    waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("services-namespace"),
+        "public (1 service, 1 instance)"));
     screenshot("dashboard-services");
 
     // The service: the instance with its owning connection and last heartbeat.
@@ -337,29 +340,33 @@ class DashboardBrowserTest {
     ask.findElement(By.name("token")).clear();
     ask.findElement(By.name("token")).sendKeys(READER);
     confirm();
-    // The reader may read team-a only: public is refused, team-a listed, and live (the catalog
-    // stream needs only the read permission): a service registered meanwhile appears.
-    waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("error"), "FORBIDDEN"));
-    WebElement namespace = browser.findElement(By.id("services-namespace"));
-    namespace.clear();
-    namespace.sendKeys("team-a\n");
+    // The reader may read team-a only: the namespace list holds team-a alone, with its counts, and the
+    // page opens on it rather than on public (not the reader's). It is live (the catalog stream needs
+    // only the read permission): a service registered meanwhile appears, and the list counts it.
     row("#services tr[data-service='billing']");
     assertThat(browser.findElements(By.cssSelector("#services tr[data-service='secret']"))).isEmpty();
+    assertThat(new Select(browser.findElement(By.id("services-namespace"))).getOptions())
+        .extracting(WebElement::getText).containsExactly("team-a (1 service, 1 instance)");
     waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
-    // public's refusal no longer holds for what the page shows: its banner is gone.
     assertThat(browser.findElement(By.id("error")).isDisplayed()).isFalse();
     ops.call("instance.register", "{\"namespace\":\"team-a\",\"service\":\"ledger\",\"instance\":"
         + "{\"ip\":\"127.0.0.6\",\"port\":9091}}");
     row("#services tr[data-service='ledger']");
+    waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("services-namespace"),
+        "team-a (2 services, 2 instances)"));
 
-    // The operator's token: every namespace, public's secret service too.
+    // The operator's token: every namespace in the list, and public's secret service when picked.
     browser.findElement(By.id("token-button")).click();
     browser.findElement(By.cssSelector("#ask input[name='token']")).sendKeys(OPS);
     confirm();
-    namespace = browser.findElement(By.id("services-namespace"));
-    namespace.clear();
-    namespace.sendKeys("public\n");
+    waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("services-namespace"),
+        "public (1 service, 1 instance)"));
+    assertThat(new Select(browser.findElement(By.id("services-namespace"))).getOptions())
+        .extracting(WebElement::getText)
+        .containsExactly("public (1 service, 1 instance)", "team-a (2 services, 2 instances)");
+    new Select(browser.findElement(By.id("services-namespace"))).selectByValue("public");
     row("#services tr[data-service='secret']");
+    assertThat(browser.findElements(By.cssSelector("#services tr[data-service='billing']"))).isEmpty();
     waiting().until(ExpectedConditions.textToBe(By.id("live"), "live"));
     ops.close();
   }
