@@ -28,7 +28,7 @@ import reactor.core.publisher.Flux;
     versionProvider = CliVersion.class,
     description = {"A command-line client of the registry: a task per subcommand, or any route with --route "
         + "and --data (prints each JSON answer on its own line)."},
-    subcommands = {ServicesCommand.class, InstancesCommand.class, RegisterCommand.class, DeregisterCommand.class,
+    subcommands = {NamespacesCommand.class, ServicesCommand.class, InstancesCommand.class, RegisterCommand.class, DeregisterCommand.class,
         WatchCommand.class, WatchCatalogCommand.class, TraceCommand.class, InfoCommand.class, MembersCommand.class, ConnectionsCommand.class,
         BackupCommand.class},
     exitCodeListHeading = "%nExit codes:%n",

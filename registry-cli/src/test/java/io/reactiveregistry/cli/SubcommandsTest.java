@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
+import io.reactiveregistry.protocol.message.NamespaceSummary;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.ServiceSummary;
 import io.reactiveregistry.server.RegistryServer;
@@ -108,6 +109,13 @@ class SubcommandsTest {
     assertThat(cli("--target", tcp(), "services", "--group", "billing", "--json").out().lines()
         .map(line -> JsonCodec.json().decode(line, ServiceSummary.class).service()).toList())
         .containsExactly("ledger");
+    Result namespaces = cli("--target", tcp(), "namespaces");
+    assertThat(namespaces.out().lines().toList()).as(namespaces.err()).hasSize(2)
+        .first().isEqualTo("NAMESPACE  SERVICES  INSTANCES  HEALTHY");
+    // Healthy: the persistent instances until the server's first checks of their addresses fail.
+    assertThat(namespaces.out().lines().toList().get(1)).matches("public     2         2          [012]");
+    assertThat(JsonCodec.json().decode(cli("--target", ws(), "namespaces", "--json").out().strip(),
+        NamespaceSummary.class)).satisfies(listed -> assertThat(listed.services()).isEqualTo(2));
 
     Result instances = cli("--target", ws(), "instances", "postgres");
     assertThat(instances.out().lines().toList()).hasSize(2).first()
