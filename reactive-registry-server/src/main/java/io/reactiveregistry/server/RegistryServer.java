@@ -43,6 +43,7 @@ import io.reactiveregistry.server.storage.Storage;
 import io.reactiveregistry.server.storage.StorageUnavailableException;
 import io.reactiveregistry.server.tls.ReloadingSslContext;
 import io.reactiveregistry.server.tls.TlsFiles;
+import io.reactiveregistry.server.tracing.TracedCommits;
 import io.reactiveregistry.server.tracing.Tracing;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
 import io.rsocket.transport.netty.server.CloseableChannel;
@@ -194,8 +195,8 @@ public final class RegistryServer implements Disposable {
       };
       RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), pushed,
           new ResumeHistory(config.resumeHistory(), clock, nodeId), Pacing.of(config.coalesceWindow())), storage);
-      // From here on, every entry another member commits is applied here too.
-      storage.follow(runtime.follower(), runtime::restore);
+      // From here on, every entry another member commits is applied here too (a traced one in its trace).
+      storage.follow(new TracedCommits(runtime.follower(), tracing), runtime::restore);
       if (config.storage().durable()) {
         log.info("restored {} durable values from {} in {} ms (revision {})", restored.values().size(),
             config.storage().dataDir().toAbsolutePath(), restored.took().toMillis(), restored.revision());

@@ -1,6 +1,5 @@
 package io.reactiveregistry.server.replication;
 
-import io.reactiveregistry.protocol.trace.TraceParent;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.ReplicaChange;
 import io.reactiveregistry.server.core.ServiceKey;
@@ -29,13 +28,12 @@ final class ReplicaCodec {
 
   private static @Nullable String traceparent(ReplicaChange change) {
     TraceContext trace = change.trace();
-    return trace == null ? null : new TraceParent(trace.traceId(), trace.spanId(), trace.sampled()).header();
+    return trace == null ? null : trace.traceparent();
   }
 
   /** A peer's trace context; one that does not parse is dropped (the change is what matters). */
   private static @Nullable TraceContext trace(ReplicaFrame.Entry entry) {
-    return TraceParent.parse(entry.traceparent())
-        .map(trace -> new TraceContext(trace.traceId(), trace.parentId(), trace.sampled())).orElse(null);
+    return TraceContext.ofTraceparent(entry.traceparent());
   }
 
   static List<ReplicaFrame.Entry> entries(List<? extends ReplicaChange> changes) {

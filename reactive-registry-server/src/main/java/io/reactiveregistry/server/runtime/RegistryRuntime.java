@@ -13,6 +13,7 @@ import io.reactiveregistry.server.core.RegistryException;
 import io.reactiveregistry.server.core.RegistryReads;
 import io.reactiveregistry.server.core.ReplicaChange;
 import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.TraceContext;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.push.DrainLoop;
 import io.reactiveregistry.server.push.PushHub;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -218,7 +220,7 @@ public final class RegistryRuntime {
     } finally {
       // Queued under the monitor, so storage sees changes in the order the core decided them.
       List<DurableChange> changes = registry.takeDurableChanges();
-      durable = changes.isEmpty() ? (answeredDurably ? store.barrier() : null) : append(changes);
+      durable = changes.isEmpty() ? (answeredDurably ? store.barrier() : null) : append(changes, traceOf(command));
       if (registry.revision() > reservedUpTo - REVISION_BLOCK / 2) {
         reserve(); // a failed write marks storage failed; nothing waits for it here
       }
@@ -243,12 +245,12 @@ public final class RegistryRuntime {
    * Queues changes for storage. In a cluster the write is tracked until the log commits it, and
    * if it fails, what it changed here is put back to what the log holds ({@link PendingWrites}).
    */
-  private CompletableFuture<Void> append(List<DurableChange> changes) {
+  private CompletableFuture<Void> append(List<DurableChange> changes, @Nullable TraceContext trace) {
     if (!store.replicated()) {
       return store.append(changes, registry.revision());
     }
     long writeId = pending.add(changes);
-    CompletableFuture<Void> durable = store.append(writeId, changes, registry.revision());
+    CompletableFuture<Void> durable = store.append(writeId, changes, registry.revision(), trace);
     // Asynchronously: a write refused at once must not re-enter the command that made it.
     durable.whenCompleteAsync((ignored, error) -> {
       if (error != null) {
@@ -256,6 +258,14 @@ public final class RegistryRuntime {
       }
     }, PUT_BACK);
     return durable;
+  }
+
+  /** The trace a command was made in, under whoever it acts for; null for none. */
+  private static @Nullable TraceContext traceOf(Command command) {
+    if (command instanceof Command.Traced traced) {
+      return traced.trace();
+    }
+    return command instanceof Command.ActingFor acting ? traceOf(acting.command()) : null;
   }
 
   /** A write of this node failed: the subjects it changed here return to what the log holds. */
@@ -292,27 +302,43 @@ public final class RegistryRuntime {
   public CommittedEntries follower() {
     return new CommittedEntries() {
       @Override
-      public void committed(List<DurableChange> changes, boolean own, long firstWrite, long lastWrite) {
+      public void committed(List<DurableChange> changes, List<TraceContext> traces, boolean own, long firstWrite,
+          long lastWrite) {
         if (changes.isEmpty()) {
           return;
         }
-        Applied applied;
+        Set<SubscriberQueue> woken = new HashSet<>();
         synchronized (monitor) {
           if (own && (lastWrite == 0 || pending.committed(firstWrite, lastWrite))) {
             return;
           }
-          List<DurableChange> theirs = new ArrayList<>(changes.size());
-          for (DurableChange change : changes) {
-            if (!pending.inFlight(change.subject())) {
-              theirs.add(change);
+          // Applied in runs of changes made in the same trace (most entries: one run, no trace), so
+          // that what each run changes here (its events, its pushes) is part of its own trace.
+          List<DurableChange> run = new ArrayList<>(changes.size());
+          TraceContext runTrace = null;
+          for (int i = 0; i < changes.size(); i++) {
+            DurableChange change = changes.get(i);
+            if (pending.inFlight(change.subject())) {
+              continue;
             }
+            TraceContext trace = traces.isEmpty() ? null : traces.get(i);
+            if (!run.isEmpty() && !Objects.equals(trace, runTrace)) {
+              woken.addAll(applyCommitted(run, runTrace));
+              run = new ArrayList<>();
+            }
+            run.add(change);
+            runTrace = trace;
           }
-          if (theirs.isEmpty()) {
-            return;
+          if (!run.isEmpty()) {
+            woken.addAll(applyCommitted(run, runTrace));
           }
-          applied = applyLocked(new Command.ApplyCommitted(theirs, false), false);
         }
-        SubscriberQueue.wakeAll(applied.woken);
+        SubscriberQueue.wakeAll(woken);
+      }
+
+      private Set<SubscriberQueue> applyCommitted(List<DurableChange> run, @Nullable TraceContext trace) {
+        Command apply = new Command.ApplyCommitted(run, false);
+        return applyLocked(trace == null ? apply : new Command.Traced(trace, apply), false).woken;
       }
 
       @Override

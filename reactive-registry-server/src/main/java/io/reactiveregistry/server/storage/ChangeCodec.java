@@ -13,6 +13,7 @@ import io.reactiveregistry.server.core.DurableChange.Subject;
 import io.reactiveregistry.server.core.InstanceOverride;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.TraceContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -46,21 +47,47 @@ final class ChangeCodec {
 
   /**
    * One change, flat. {@code op} is {@code service}, {@code instance}, {@code override} or
-   * {@code remove} (with {@code kind}); fields that do not apply are absent.
+   * {@code remove} (with {@code kind}); fields that do not apply are absent. In a log entry,
+   * {@code traceparent} names the traced request that made it (W3C form), so that the members that
+   * apply it follow the same trace; snapshot lines keep values, never a trace.
    */
   record StoredChange(String op, String kind, String namespace, String group, String service, Boolean ephemeral,
       Double protectThreshold, Boolean defined, String instanceId, String ip, Integer port, String cluster,
-      Double weight, Boolean enabled, Map<String, String> metadata, Boolean healthy) {}
+      Double weight, Boolean enabled, Map<String, String> metadata, Boolean healthy, String traceparent) {
 
-  static byte[] encodeEntry(List<DurableChange> changes, long revision) {
-    return encodeEntry(changes, revision, null, 0, 0);
+    StoredChange(String op, String kind, String namespace, String group, String service, Boolean ephemeral,
+        Double protectThreshold, Boolean defined, String instanceId, String ip, Integer port, String cluster,
+        Double weight, Boolean enabled, Map<String, String> metadata, Boolean healthy) {
+      this(op, kind, namespace, group, service, ephemeral, protectThreshold, defined, instanceId, ip, port, cluster,
+          weight, enabled, metadata, healthy, null);
+    }
+
+    StoredChange traced(TraceContext trace) {
+      return new StoredChange(op, kind, namespace, group, service, ephemeral, protectThreshold, defined, instanceId, ip,
+          port, cluster, weight, enabled, metadata, healthy, trace.traceparent());
+    }
+
+    /** The trace the change was made in; null for none (or one that does not parse: the change is what matters). */
+    TraceContext trace() {
+      return TraceContext.ofTraceparent(traceparent);
+    }
   }
 
-  static byte[] encodeEntry(List<DurableChange> changes, long revision, String origin, long firstWrite,
-      long lastWrite) {
+  static byte[] encodeEntry(List<DurableChange> changes, long revision) {
+    return encodeEntry(changes, List.of(), revision, null, 0, 0);
+  }
+
+  /**
+   * @param traces empty when no change was traced; else the trace of each change (null for none),
+   *     in the order of {@code changes}
+   */
+  static byte[] encodeEntry(List<DurableChange> changes, List<TraceContext> traces, long revision, String origin,
+      long firstWrite, long lastWrite) {
     List<StoredChange> stored = new ArrayList<>(changes.size());
-    for (DurableChange change : changes) {
-      stored.add(stored(change));
+    for (int i = 0; i < changes.size(); i++) {
+      StoredChange change = stored(changes.get(i));
+      TraceContext trace = traces.isEmpty() ? null : traces.get(i);
+      stored.add(trace == null ? change : change.traced(trace));
     }
     try {
       return mapper.writeValueAsBytes(origin == null ? new Entry(revision, stored)

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.storage;
 
 import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.core.TraceContext;
 import java.util.List;
 
 /**
@@ -12,8 +13,11 @@ public interface CommittedEntries {
   /**
    * An entry was committed and applied. {@code own}: this process wrote it, holding its writes
    * {@code firstWrite} to {@code lastWrite} (the ids given to {@link DurableStore#append}).
+   * {@code traces}: empty when no change of the entry was made in a trace; else the trace of each
+   * change, in order (null for a change made in none).
    */
-  void committed(List<DurableChange> changes, boolean own, long firstWrite, long lastWrite);
+  void committed(List<DurableChange> changes, List<TraceContext> traces, boolean own, long firstWrite,
+      long lastWrite);
 
   /** A snapshot from the leader replaced the whole durable state with {@code values}. */
   void replaced(List<DurableChange> values);

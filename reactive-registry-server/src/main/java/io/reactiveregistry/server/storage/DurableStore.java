@@ -2,9 +2,11 @@ package io.reactiveregistry.server.storage;
 
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.core.TraceContext;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the core's durable changes go. {@link #append} and {@link #barrier} are called under the
@@ -53,6 +55,15 @@ public interface DurableStore {
    * @param revision the core's revision after these changes; revisions continue from it after a restart
    */
   CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision);
+
+  /**
+   * {@link #append(long, List, long)} of a traced command: a store whose log other members follow
+   * writes the trace with the changes, so that their applying it is part of the trace.
+   */
+  default CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision,
+      @Nullable TraceContext trace) {
+    return append(writeId, changes, revision);
+  }
 
   /** {@link #append(long, List, long)} of a write nobody follows (id 0): a reservation of revisions, say. */
   default CompletableFuture<Void> append(List<DurableChange> changes, long revision) {

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.storage;
 
 import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.core.TraceContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -31,8 +33,8 @@ final class LogWriter {
   private static final Executor ACKNOWLEDGER = task -> Schedulers.single().schedule(task);
 
   /** One command's changes, waiting to be written. */
-  private record Pending(long writeId, List<DurableChange> changes, long revision, CompletableFuture<Void> durable,
-      long queuedAtNanos) {}
+  private record Pending(long writeId, List<DurableChange> changes, long revision, @Nullable TraceContext trace,
+      CompletableFuture<Void> durable, long queuedAtNanos) {}
 
   private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger notDurable = new AtomicInteger();
@@ -76,11 +78,17 @@ final class LogWriter {
 
   /** Queues one command's changes. Calls are serialized by the caller (the runtime's monitor). */
   CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision) {
+    return append(writeId, changes, revision, null);
+  }
+
+  /** {@link #append(long, List, long)} of a traced command: its changes are written with its trace. */
+  CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision,
+      @Nullable TraceContext trace) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new StorageUnavailableException("storage is closed: the server is stopping", false, null));
     }
-    Pending pending = new Pending(writeId, changes, revision, new CompletableFuture<>(), System.nanoTime());
+    Pending pending = new Pending(writeId, changes, revision, trace, new CompletableFuture<>(), System.nanoTime());
     notDurable.incrementAndGet();
     lastAppended = pending.durable;
     queue.offer(pending);
@@ -116,6 +124,7 @@ final class LogWriter {
         continue;
       }
       List<DurableChange> changes = new ArrayList<>();
+      List<TraceContext> traces = traces(batch);
       long revision = 0;
       long firstWrite = Long.MAX_VALUE;
       long lastWrite = 0;
@@ -129,7 +138,7 @@ final class LogWriter {
       }
       CompletableFuture<Void> committed;
       try {
-        committed = write.apply(ChangeCodec.encodeEntry(changes, revision, origin,
+        committed = write.apply(ChangeCodec.encodeEntry(changes, traces, revision, origin,
             lastWrite == 0 ? 0 : firstWrite, lastWrite));
       } catch (RuntimeException e) {
         committed = CompletableFuture.failedFuture(e);
@@ -162,6 +171,20 @@ final class LogWriter {
     } catch (ExecutionException | TimeoutException e) {
       // the entry's own future reports it; the next entry goes out regardless
     }
+  }
+
+  /** Each change's trace, in order; empty when no command of the batch was traced (most entries). */
+  private static List<TraceContext> traces(List<Pending> batch) {
+    if (batch.stream().allMatch(pending -> pending.trace == null)) {
+      return List.of();
+    }
+    List<TraceContext> traces = new ArrayList<>();
+    for (Pending pending : batch) {
+      for (int i = 0; i < pending.changes.size(); i++) {
+        traces.add(pending.trace);
+      }
+    }
+    return traces;
   }
 
   private List<Pending> take() {

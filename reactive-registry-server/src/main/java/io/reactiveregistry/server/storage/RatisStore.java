@@ -4,6 +4,7 @@ import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.cluster.ClusterStatus;
 import io.reactiveregistry.server.cluster.Membership;
 import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.core.TraceContext;
 import io.reactiveregistry.server.process.FatalErrors;
 import io.reactiveregistry.server.tls.TlsFiles;
 import java.io.IOException;
@@ -588,7 +589,13 @@ public final class RatisStore implements Storage {
 
   @Override
   public CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision) {
-    return reportingFailure(writer.append(writeId, changes, revision));
+    return append(writeId, changes, revision, null);
+  }
+
+  @Override
+  public CompletableFuture<Void> append(long writeId, List<DurableChange> changes, long revision,
+      @Nullable TraceContext trace) {
+    return reportingFailure(writer.append(writeId, changes, revision, trace));
   }
 
   @Override

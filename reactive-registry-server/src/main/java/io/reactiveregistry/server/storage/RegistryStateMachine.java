@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.storage;
 
 import io.reactiveregistry.server.core.DurableChange;
+import io.reactiveregistry.server.core.TraceContext;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -239,18 +240,29 @@ final class RegistryStateMachine extends BaseStateMachine {
     LogEntryProto entry = transaction.getLogEntry();
     ChangeCodec.Entry decoded = ChangeCodec.decodeEntry(entry.getStateMachineLogEntry().getLogData().newInput());
     List<DurableChange> changes = decoded.changes().stream().map(ChangeCodec::change).toList();
+    List<TraceContext> traces = traces(decoded.changes());
     List<CompletableFuture<Void>> done;
     synchronized (this) {
       state.apply(changes, decoded.revision());
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
       if (follower != null) {
         boolean own = origin.equals(decoded.origin());
-        follower.committed(changes, own, own ? decoded.firstWrite() : 0, own ? decoded.lastWrite() : 0);
+        follower.committed(changes, traces, own, own ? decoded.firstWrite() : 0, own ? decoded.lastWrite() : 0);
       }
       done = reached(entry.getIndex());
     }
     done.forEach(waiter -> waiter.complete(null));
     return CompletableFuture.completedFuture(Message.EMPTY);
+  }
+
+  /** Each change's trace, or none: see {@link CommittedEntries#committed}. */
+  private static List<TraceContext> traces(List<ChangeCodec.StoredChange> stored) {
+    if (stored.stream().allMatch(change -> change.traceparent() == null)) {
+      return List.of();
+    }
+    List<TraceContext> traces = new ArrayList<>(stored.size());
+    stored.forEach(change -> traces.add(change.trace()));
+    return traces;
   }
 
   @Override

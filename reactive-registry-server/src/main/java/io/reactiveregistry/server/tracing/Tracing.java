@@ -155,6 +155,39 @@ public final class Tracing implements Disposable {
   }
 
   /**
+   * Opens a {@code raft.apply} span (CONSUMER) around applying here a durable change that another
+   * member committed in a traced request: a child of that request's span, and the parent of what
+   * the change does here (its events, its pushes). Null when tracing is off here or the trace is
+   * not sampled: the change is then applied in the request's own context.
+   */
+  public @Nullable Applying applying(TraceContext change) {
+    Tracer spans = tracer;
+    if (spans == null || !change.sampled()) {
+      return null;
+    }
+    Span span = spans.spanBuilder("raft.apply").setParent(remote(change)).setSpanKind(SpanKind.CONSUMER).startSpan();
+    return span.getSpanContext().isSampled() ? new Applying(span) : null;
+  }
+
+  /** A {@code raft.apply} span, open while its change is applied. */
+  public static final class Applying {
+    private final Span span;
+
+    private Applying(Span span) {
+      this.span = span;
+    }
+
+    /** The context the change is applied in. */
+    public TraceContext context() {
+      return parentOf(span);
+    }
+
+    public void end() {
+      span.end();
+    }
+  }
+
+  /**
    * Records a change's push to one subscriber: a {@code push} span from when the change became an
    * event ({@code createdAtNanos}, {@link System#nanoTime()}) to now, when its frame is handed to
    * the subscriber's connection.

@@ -15,7 +15,8 @@ import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
  * The core is free of transport types: no RSocket, Netty, Reactor or Jackson. Every door goes
  * through the request layer, which alone decides permissions.
  */
-@AnalyzeClasses(packages = {"io.reactiveregistry.server", "io.reactiveregistry.protocol.rules"}, importOptions = ImportOption.DoNotIncludeTests.class)
+@AnalyzeClasses(packages = {"io.reactiveregistry.server", "io.reactiveregistry.protocol.rules",
+    "io.reactiveregistry.protocol.trace"}, importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
   @ArchTest
@@ -24,13 +25,15 @@ class ArchitectureTest {
       .should().dependOnClassesThat().resideInAnyPackage(
           "io.rsocket..", "io.netty..", "reactor..", "com.fasterxml.jackson..")
       .orShould().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.reactiveregistry.protocol..")
-          .and(DescribedPredicate.not(JavaClass.Predicates.resideInAPackage("io.reactiveregistry.protocol.rules.."))))
+          .and(DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage("io.reactiveregistry.protocol.rules..",
+              "io.reactiveregistry.protocol.trace.."))))
       .because("the registry core is a pure state machine; the edges adapt it (STYLE.md 1). It shares only the "
-          + "contract's value rules with the client.");
+          + "contract's value rules with the client, and the W3C traceparent's form (a change's trace, written "
+          + "into the replication stream and the Raft log in one form).");
 
   @ArchTest
   static final ArchRule sharedRulesArePure = noClasses()
-      .that().resideInAPackage("io.reactiveregistry.protocol.rules..")
+      .that().resideInAnyPackage("io.reactiveregistry.protocol.rules..", "io.reactiveregistry.protocol.trace..")
       .should().dependOnClassesThat().resideInAnyPackage("io.rsocket..", "io.netty..", "reactor..",
           "com.fasterxml.jackson..");
 

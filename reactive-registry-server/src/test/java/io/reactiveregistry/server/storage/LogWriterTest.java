@@ -8,6 +8,7 @@ import io.reactiveregistry.server.core.DurableChange.Kind;
 import io.reactiveregistry.server.core.DurableChange.Removed;
 import io.reactiveregistry.server.core.DurableChange.Subject;
 import io.reactiveregistry.server.core.ServiceKey;
+import io.reactiveregistry.server.core.TraceContext;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.time.Duration;
@@ -54,6 +55,24 @@ class LogWriterTest {
   @AfterEach
   void close() throws InterruptedException {
     writer.close();
+  }
+
+  @Test
+  void eachChangeOfAnEntryKeepsTheTraceOfTheCommandThatMadeItAndAnUntracedEntryNone() throws Exception {
+    TraceContext traced = new TraceContext("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", true);
+    writer.start();
+    writer.append(0, change(0), 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> entries.size() == 1);
+    writer.append(1, change(1), 2, traced);
+    writer.append(2, change(2), 3);
+    firstWriteReturns.countDown();
+    await().atMost(Duration.ofSeconds(5)).until(() -> entries.size() == 2);
+
+    assertThat(entries.get(0).changes()).extracting(ChangeCodec.StoredChange::traceparent).containsOnlyNulls();
+    assertThat(entries.get(1).changes()).extracting(ChangeCodec.StoredChange::trace).containsExactly(traced, null);
+    assertThat(entries.get(1).changes().get(0).traceparent())
+        .isEqualTo("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    commits.forEach(commit -> commit.complete(null));
   }
 
   @Test

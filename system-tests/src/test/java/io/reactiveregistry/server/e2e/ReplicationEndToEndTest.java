@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
@@ -115,13 +116,7 @@ class ReplicationEndToEndTest {
         WireClient app = WireClient.connect(ports.get("n1"), "app")) {
       Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"traced\"}").subscribe(events::add);
       await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 1);
-      ByteBuf metadata = RouteMetadata.encode(ByteBufAllocator.DEFAULT, "instance.register");
-      CompositeByteBuf composite = metadata instanceof CompositeByteBuf c ? c
-          : ByteBufAllocator.DEFAULT.compositeBuffer().addComponent(true, metadata);
-      TraceMetadata.add(composite, ByteBufAllocator.DEFAULT,
-          TraceParent.parse("00-" + traceId + "-" + callerSpan + "-01").orElseThrow());
-      app.rsocket().requestResponse(ByteBufPayload.create(Unpooled.copiedBuffer(ephemeral("traced", "127.0.0.9", 8080),
-          StandardCharsets.UTF_8), composite)).doOnNext(Payload::release).block(Duration.ofSeconds(10));
+      registerTraced(app, ephemeral("traced", "127.0.0.9", 8080), "00-" + traceId + "-" + callerSpan + "-01");
       await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 2);
       watch.dispose();
     }
@@ -156,6 +151,56 @@ class ReplicationEndToEndTest {
           "{\"service\":\"traced\"}", TraceHistory.class).events())
           .extracting(TraceEvent::traceId).containsExactly(traceId, null));
     }
+  }
+
+  /** A durable change goes through the Raft log: the members that apply it from there trace that. */
+  @Test
+  @Order(0)
+  void aTracedPersistentRegistrationIsOneTraceFromTheRequestThroughEachMembersApplyToThePush() throws Exception {
+    String traceId = "5cf92f3577b34da6a3ce929d0e0e4737";
+    String callerSpan = "00f067aa0ba902b8";
+    List<String> events = new CopyOnWriteArrayList<>();
+    try (WireClient watcher = WireClient.connect(ports.get("n2"), "watcher-n2");
+        WireClient app = WireClient.connect(ports.get("n1"), "app")) {
+      Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"traced-db\"}").subscribe(events::add);
+      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 1);
+      registerTraced(app, "{\"service\":\"traced-db\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.9\","
+          + "\"port\":5432,\"metadata\":{\"health.check.enabled\":\"false\"}}}", "00-" + traceId + "-" + callerSpan + "-01");
+      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 2);
+      watch.dispose();
+    }
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> collector.trace(traceId).stream()
+        .map(span -> span.member() + ":" + span.name()).collect(Collectors.toSet())
+        .containsAll(List.of("n1:instance.register", "n1:commit", "n2:raft.apply", "n2:push", "n3:raft.apply")));
+    List<OtlpCollector.Received> trace = collector.trace(traceId);
+    OtlpCollector.Received request = trace.stream().filter(span -> span.name().equals("instance.register"))
+        .findFirst().orElseThrow();
+    assertThat(request.member()).isEqualTo("n1");
+    assertThat(trace.stream().filter(span -> span.name().equals("raft.apply")))
+        .as("each member that applied the entry from the log, in the request's span")
+        .extracting(OtlpCollector.Received::member, OtlpCollector.Received::parentId)
+        .containsExactlyInAnyOrder(tuple("n2", request.spanId()), tuple("n3", request.spanId()));
+    OtlpCollector.Received applied = trace.stream()
+        .filter(span -> span.name().equals("raft.apply") && span.member().equals("n2")).findFirst().orElseThrow();
+    assertThat(trace.stream().filter(span -> span.name().equals("push"))).singleElement().satisfies(push -> {
+      assertThat(push.member()).isEqualTo("n2");
+      assertThat(push.parentId()).as("pushed from n2's apply").isEqualTo(applied.spanId());
+    });
+    try (WireClient reader = WireClient.connect(ports.get("n3"), "reader")) {
+      assertThat(reader.call("admin.trace.query", "{\"service\":\"traced-db\"}", TraceHistory.class).events())
+          .extracting(TraceEvent::traceId).containsExactly(traceId);
+    }
+  }
+
+  /** instance.register with a W3C trace context in the request's metadata. */
+  private static void registerTraced(WireClient client, String body, String traceparent) {
+    ByteBuf metadata = RouteMetadata.encode(ByteBufAllocator.DEFAULT, "instance.register");
+    CompositeByteBuf composite = metadata instanceof CompositeByteBuf c ? c
+        : ByteBufAllocator.DEFAULT.compositeBuffer().addComponent(true, metadata);
+    TraceMetadata.add(composite, ByteBufAllocator.DEFAULT, TraceParent.parse(traceparent).orElseThrow());
+    client.rsocket().requestResponse(ByteBufPayload.create(Unpooled.copiedBuffer(body, StandardCharsets.UTF_8),
+        composite)).doOnNext(Payload::release).block(Duration.ofSeconds(10));
   }
 
   @Test
