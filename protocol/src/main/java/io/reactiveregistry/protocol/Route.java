@@ -33,10 +33,15 @@ public enum Route {
   ADMIN_TRACE_QUERY("admin.trace.query", Interaction.REQUEST_RESPONSE),
   /** A backup of the durable state, as the file's bytes in pieces (admin on every namespace). */
   ADMIN_BACKUP("admin.backup", Interaction.REQUEST_STREAM),
-  /** Adds a member to the cluster (or moves one to a new address), answered once committed (admin on every namespace). */
+  /** Adds a member to the cluster, answered once it caught up and the change is committed (admin on every namespace). */
   ADMIN_MEMBERS_ADD("admin.members.add", Interaction.REQUEST_RESPONSE),
   /** Removes a member from the cluster, answered once committed (admin on every namespace). */
   ADMIN_MEMBERS_REMOVE("admin.members.remove", Interaction.REQUEST_RESPONSE),
+  /**
+   * Replaces a member by another (a machine moved or swapped): the new one added, then the old one
+   * removed, answered once both changes are committed (admin on every namespace).
+   */
+  ADMIN_MEMBERS_REPLACE("admin.members.replace", Interaction.REQUEST_RESPONSE),
   SERVER_INFO("server.info", Interaction.REQUEST_RESPONSE),
   /** Internal: a cluster member streams the changes of what its connections own to a peer (admin on every namespace). */
   CLUSTER_REPLICATE("cluster.replicate", Interaction.REQUEST_STREAM);

@@ -55,7 +55,7 @@ final class MembersCommand implements Callable<Integer> {
   @Command(name = "add", mixinStandardHelpOptions = true,
       description = "Adds a member to the cluster (start it first, with --join or its own entry as --members); "
           + "answered once the member has caught up and the new membership is committed. To move a member to "
-          + "another address, add it under a new id, then remove the old one")
+          + "another machine, start the new one and use replace")
   int add(@Parameters(paramLabel = "MEMBER", description = "id=host:port/raftPort, e.g. n4=127.0.0.1:7370/7390")
       String member) {
     return change(Route.ADMIN_MEMBERS_ADD, MemberChange.add(member));
@@ -66,6 +66,17 @@ final class MembersCommand implements Callable<Integer> {
           + "committed. Stop the removed member afterwards.")
   int remove(@Parameters(paramLabel = "NODE", description = "the member's id") String node) {
     return change(Route.ADMIN_MEMBERS_REMOVE, MemberChange.remove(node));
+  }
+
+  @Command(name = "replace", mixinStandardHelpOptions = true,
+      description = "Replaces a member by a new one (start the new one first, with --join): the new member is "
+          + "added, then the old one removed, answered once both changes are committed. Stop the old member "
+          + "afterwards.")
+  int replace(@Parameters(index = "0", paramLabel = "NODE", description = "the id of the member to replace")
+      String node, @Parameters(index = "1", paramLabel = "MEMBER",
+      description = "the new member, id=host:port/raftPort under an id of its own, e.g. n4=127.0.0.1:7370/7390")
+      String member) {
+    return change(Route.ADMIN_MEMBERS_REPLACE, MemberChange.replace(node, member));
   }
 
   private int change(Route route, MemberChange change) {

@@ -246,6 +246,10 @@ class SubcommandsTest {
     Result members = cli("--target", ws(), "members");
     assertThat(members.exitCode()).as(members.err()).isZero();
     assertThat(members.out()).endsWith("  single\n");
+    // A single server has no members to change: replace reaches it and is refused, saying so.
+    Result replaced = cli("--target", tcp(), "members", "replace", "n1", "n4=127.0.0.1:7370/7390");
+    assertThat(replaced.exitCode()).isEqualTo(1);
+    assertThat(replaced.err()).contains("NOT_FOUND", "not a cluster member");
     assertThat(cli("--target", tcp(), "info", "--json").out()).startsWith("{\"version\":");
   }
 

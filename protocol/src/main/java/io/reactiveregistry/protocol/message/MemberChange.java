@@ -3,11 +3,12 @@ package io.reactiveregistry.protocol.message;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A change of the cluster's membership ({@code admin.members.add} and {@code admin.members.remove}).
+ * A change of the cluster's membership ({@code admin.members.add}, {@code admin.members.remove} and
+ * {@code admin.members.replace}, which takes both).
  *
- * @param member for an add: the new member, {@code id=host:port/raftPort} (its RSocket TCP address
- *     and its Raft port); an id already a member with another address is a replacement
- * @param node for a remove: the id of the member to remove
+ * @param member for an add or a replacement: the new member, {@code id=host:port/raftPort} (its
+ *     RSocket TCP address and its Raft port), under an id of its own
+ * @param node for a remove or a replacement: the id of the member to remove
  */
 public record MemberChange(@Nullable String member, @Nullable String node) {
   public static MemberChange add(String member) {
@@ -16,5 +17,9 @@ public record MemberChange(@Nullable String member, @Nullable String node) {
 
   public static MemberChange remove(String node) {
     return new MemberChange(null, node);
+  }
+
+  public static MemberChange replace(String node, String member) {
+    return new MemberChange(member, node);
   }
 }

@@ -26,7 +26,8 @@ public final class MembershipRules {
     // The same entry again is the joining member asking twice (its first answer lost): allowed, a no-op.
     cluster.member(member.id()).filter(known -> !known.equals(member)).ifPresent(known -> {
       throw new IllegalArgumentException("member '" + member.id() + "' is a member already, as " + known
-          + ": to move a member to another address, add it under a new id, then remove '" + member.id() + "'");
+          + ": to move a member to another machine, start the new one under a new id and replace '" + member.id()
+          + "' by it (admin.members.replace)");
     });
     for (ClusterConfig.Member other : cluster.members()) {
       boolean sameHost = other.host().equals(member.host());
@@ -57,6 +58,24 @@ public final class MembershipRules {
         .filter(id -> !id.equals(node)).toList();
     majorityUp(remaining, up, "remove " + node);
     return node;
+  }
+
+  /** A replacement: {@code member} to add, {@code node} to remove afterwards. */
+  public record Replacement(ClusterConfig.Member added, String removed) {}
+
+  /**
+   * A replacement, checked: the new member under an id of its own, and each of its two changes by
+   * its own rules ({@link #addition}, {@link #removal}) against the membership as it is now.
+   */
+  public static Replacement replacement(ClusterConfig cluster, @Nullable String node, @Nullable String entry,
+      Collection<String> up) {
+    if (entry != null && !entry.isBlank() && node != null
+        && ClusterConfig.member("member", entry.strip()).id().equals(node.strip())) {
+      throw new IllegalArgumentException("member '" + node.strip() + "' is the member to replace (node): the "
+          + "replacement needs an id of its own");
+    }
+    String removed = removal(cluster, node, up);
+    return new Replacement(addition(cluster, entry, up), removed);
   }
 
   private static void majorityUp(List<String> members, Collection<String> up, String change) {

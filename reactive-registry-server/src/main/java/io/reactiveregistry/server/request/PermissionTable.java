@@ -49,7 +49,8 @@ public final class PermissionTable {
             -> admin;
         // Connections, backups, membership and the replication stream cross namespaces; cluster.replicate is
         // internal (a peer, or an operator with admin everywhere).
-        case ADMIN_CONNECTIONS, ADMIN_BACKUP, ADMIN_MEMBERS_ADD, ADMIN_MEMBERS_REMOVE, CLUSTER_REPLICATE -> adminEverywhere;
+        case ADMIN_CONNECTIONS, ADMIN_BACKUP, ADMIN_MEMBERS_ADD, ADMIN_MEMBERS_REMOVE, ADMIN_MEMBERS_REPLACE,
+            CLUSTER_REPLICATE -> adminEverywhere;
         // Any principal may ask; the answer lists only the namespaces whose services it may list (allows, below).
         case SERVER_INFO, NAMESPACE_LIST -> new Rule(null, Scope.ANY_PRINCIPAL);
       });

@@ -253,7 +253,8 @@ public final class RequestLayer {
     try {
       if (route == Route.SERVICE_QUERY) {
         answer = query(principal, json.decode(body, Query.class), start);
-      } else if (route == Route.ADMIN_MEMBERS_ADD || route == Route.ADMIN_MEMBERS_REMOVE) {
+      } else if (route == Route.ADMIN_MEMBERS_ADD || route == Route.ADMIN_MEMBERS_REMOVE
+          || route == Route.ADMIN_MEMBERS_REPLACE) {
         answer = members(principal, route, json.decode(body, MemberChange.class), start);
       } else if (!CommandDecoder.decodes(route)) {
         answer = Mono.just(counted(route, start, read(principal, route, body)));
@@ -357,13 +358,13 @@ public final class RequestLayer {
       throw new EdgeRefusal(ErrorCode.NOT_FOUND, "this server is not a cluster member: it has no members to change "
           + "(start members with --node-id and --members)");
     }
-    List<String> up = new ArrayList<>(replication.connectedPeers());
-    up.add(cluster.nodeId());
     CompletableFuture<List<ClusterConfig.Member>> changed;
     try {
-      changed = route == Route.ADMIN_MEMBERS_ADD
-          ? runtime.addMember(MembershipRules.addition(cluster, change.member(), up))
-          : runtime.removeMember(MembershipRules.removal(cluster, change.node(), up));
+      changed = switch (route) {
+        case ADMIN_MEMBERS_ADD -> runtime.addMember(MembershipRules.addition(cluster, change.member(), membersUp()));
+        case ADMIN_MEMBERS_REMOVE -> runtime.removeMember(MembershipRules.removal(cluster, change.node(), membersUp()));
+        default -> replaced(cluster, change);
+      };
     } catch (IllegalArgumentException e) {
       throw new EdgeRefusal(ErrorCode.INVALID_PARAM, e.getMessage());
     }
@@ -371,6 +372,37 @@ public final class RequestLayer {
         .map(members -> counted(route, start, Answer.json(new MemberList(
             members.stream().map(ClusterConfig.Member::toString).toList()))))
         .onErrorResume(error -> Mono.just(counted(route, start, Answer.refusal(error))));
+  }
+
+  /** The members this one hears from, itself included: who a membership change can count on. */
+  private List<String> membersUp() {
+    List<String> up = new ArrayList<>(replication.connectedPeers());
+    up.add(replication.members().nodeId());
+    return up;
+  }
+
+  /**
+   * {@code admin.members.replace}: the new member added first (it catches up and votes), then the
+   * old one removed, each through Raft's own configuration change. Adding first never leaves the
+   * group smaller than it was, so a replacement of a dead member needs only what the removal of a
+   * live one would. Both are checked before anything changes; the removal is checked again
+   * against the membership the addition committed.
+   */
+  private CompletableFuture<List<ClusterConfig.Member>> replaced(ClusterConfig cluster, MemberChange change) {
+    MembershipRules.Replacement replacement = MembershipRules.replacement(cluster, change.node(), change.member(),
+        membersUp());
+    ClusterConfig.Member added = replacement.added();
+    String old = replacement.removed();
+    return runtime.addMember(added).thenCompose(members -> {
+      try {
+        List<String> nowUp = membersUp();
+        nowUp.add(added.id()); // it has just caught up with the leader to be added
+        return runtime.removeMember(MembershipRules.removal(cluster.withMembers(members), old, nowUp));
+      } catch (IllegalArgumentException e) {
+        return CompletableFuture.failedFuture(new EdgeRefusal(ErrorCode.INVALID_PARAM, "'" + added.id()
+            + "' was added, and '" + old + "' is still a member: " + e.getMessage()));
+      }
+    });
   }
 
   /** {@code answer}, computed once this member holds what the cluster had committed when asked. */

@@ -186,10 +186,14 @@ class ContractOverTransportsTest {
     // Members: a single server has none to change (MembershipChangeTest changes a real cluster's).
     used.add(Route.ADMIN_MEMBERS_ADD);
     used.add(Route.ADMIN_MEMBERS_REMOVE);
+    used.add(Route.ADMIN_MEMBERS_REPLACE);
     assertThatThrownBy(() -> call(ops, "admin.members.add", "{\"member\":\"n2=127.0.0.1:7391/7491\"}"))
         .satisfies(error -> assertThat(WireClient.errorOf(error).code()).isEqualTo("NOT_FOUND"))
         .hasMessageContaining("not a cluster member");
     assertThatThrownBy(() -> call(ops, "admin.members.remove", "{\"node\":\"n2\"}"))
+        .satisfies(error -> assertThat(WireClient.errorOf(error).code()).isEqualTo("NOT_FOUND"))
+        .hasMessageContaining("not a cluster member");
+    assertThatThrownBy(() -> call(ops, "admin.members.replace", "{\"node\":\"n2\",\"member\":\"n3=127.0.0.1:7391/7491\"}"))
         .satisfies(error -> assertThat(WireClient.errorOf(error).code()).isEqualTo("NOT_FOUND"))
         .hasMessageContaining("not a cluster member");
     // After the fact: the history kept every change the trail showed; who watches orders: ops's view.

@@ -151,6 +151,8 @@ class PermissionMatrixTest {
       // Not a cluster here: served past the permission as NOT_FOUND (no members to change).
       Map.entry(Route.ADMIN_MEMBERS_ADD, new Row("admin everywhere", "{\"member\":\"n9=127.0.0.1:7399/7499\"}")),
       Map.entry(Route.ADMIN_MEMBERS_REMOVE, new Row("admin everywhere", "{\"node\":\"n9\"}")),
+      Map.entry(Route.ADMIN_MEMBERS_REPLACE, new Row("admin everywhere",
+          "{\"node\":\"n8\",\"member\":\"n9=127.0.0.1:7399/7499\"}")),
       Map.entry(Route.SERVER_INFO, new Row(null, "{}")),
       // Any principal; each sees the namespaces it may read (TokensEndToEndTest checks which).
       Map.entry(Route.NAMESPACE_LIST, new Row(null, "{}")),

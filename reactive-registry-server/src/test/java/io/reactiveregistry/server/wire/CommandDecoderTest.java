@@ -79,7 +79,8 @@ class CommandDecoderTest {
         Route.ADMIN_SERVICE_INSTANCES, Route.ADMIN_SERVICE_SUBSCRIBERS, Route.ADMIN_CONNECTIONS, Route.ADMIN_TRACE_QUERY,
         Route.SERVER_INFO);
     // Membership changes are the Raft group's, not the registry's: the layer hands them to the storage.
-    Set<Route> clusterOperations = EnumSet.of(Route.ADMIN_MEMBERS_ADD, Route.ADMIN_MEMBERS_REMOVE);
+    Set<Route> clusterOperations = EnumSet.of(Route.ADMIN_MEMBERS_ADD, Route.ADMIN_MEMBERS_REMOVE,
+        Route.ADMIN_MEMBERS_REPLACE);
     for (Route route : Route.values()) {
       boolean stream = route.interaction() == Interaction.REQUEST_STREAM;
       assertThat(CommandDecoder.decodes(route)).as(route.routeName())

@@ -117,8 +117,9 @@ class MembershipChangeTest {
   }
 
   @Test
-  void aChangeThatWouldLeaveNoMajorityUpAndAMalformedMemberAreRefusedNamingTheRule() throws Exception {
-    List<Integer> free = MemberPorts.free(6);
+  void aChangeThatWouldLeaveNoMajorityUpAndAMalformedMemberAreRefusedNamingTheRuleAndADeadMemberIsReplaced()
+      throws Exception {
+    List<Integer> free = MemberPorts.free(8);
     startThree(free);
     nodes.remove("n3").close();
     try (WireClient client = WireClient.connect(nodes.get("n1").port(), "operator")) {
@@ -140,6 +141,31 @@ class MembershipChangeTest {
       assertThat(moved.message()).contains("member 'n2' is a member already");
     }
     assertThat(memberIds("n1")).containsExactly("n1", "n2", "n3");
+
+    // The dead n3 replaced by n4: n4 joins through n1 (n1 and n2, a majority, commit it), then n3 goes.
+    Process joining = ServerProcess.spawnMember(dir.resolve("n4"), dir.resolve("n4.log"), "n4", entry(4, free),
+        "--join", "127.0.0.1:" + free.get(0));
+    spawned.add(joining);
+    nodes.put("n4", ServerProcess.awaitListening(joining, dir.resolve("n4.log")));
+    try (WireClient client = WireClient.connect(nodes.get("n2").port(), "operator")) {
+      ErrorBody itself = client.error("admin.members.replace",
+          JSON.encodeToString(MemberChange.replace("n4", entry(4, free))));
+      assertThat(itself.code()).isEqualTo("INVALID_PARAM");
+      assertThat(itself.message()).contains("member 'n4' is the member to replace (node)");
+      assertThat(client.error("admin.members.replace", JSON.encodeToString(MemberChange.replace("n9", entry(4, free))))
+          .message()).contains("node 'n9' is not a member");
+      // Refused (nothing changed) until n2 hears from n4: with n3 dead, n4 makes the majority of four.
+      await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
+        MemberList after = JSON.decode(client.request("admin.members.replace",
+            JSON.encodeToString(MemberChange.replace("n3", entry(4, free)))).block(Duration.ofSeconds(60)),
+            MemberList.class);
+        assertThat(after.members()).containsExactlyInAnyOrder(entry(1, free), entry(2, free), entry(4, free));
+      });
+    }
+    for (String node : List.of("n1", "n2", "n4")) {
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(memberIds(node))
+          .as("members seen by %s", node).containsExactlyInAnyOrder("n1", "n2", "n4"));
+    }
   }
 
   /** n1, n2 and n3, on the first six of {@code free}, each awaited until it listens. */
