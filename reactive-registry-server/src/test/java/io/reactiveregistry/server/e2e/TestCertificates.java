@@ -1,5 +1,7 @@
 package io.reactiveregistry.server.e2e;
 
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,5 +57,14 @@ public final class TestCertificates {
     if (process.waitFor() != 0) {
       throw new IllegalStateException("openssl " + String.join(" ", args) + " failed: " + output);
     }
+  }
+
+  /** A client's TLS context trusting {@code caCertificate}, presenting {@code certificate} (key, chain) when not null. */
+  public static SslContext trusting(Path caCertificate, Path[] certificate) throws Exception {
+    SslContextBuilder builder = SslContextBuilder.forClient().trustManager(caCertificate.toFile());
+    if (certificate != null) {
+      builder.keyManager(certificate[0].toFile(), certificate[1].toFile());
+    }
+    return builder.build();
   }
 }

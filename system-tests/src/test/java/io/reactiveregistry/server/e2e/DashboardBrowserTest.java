@@ -317,7 +317,7 @@ class DashboardBrowserTest {
   @Test
   void withTokensThePageAsksForOneAndShowsOnlyWhatItMaySee(@TempDir Path dir) throws Exception {
     Path tokens = dir.resolve("tokens.json");
-    Files.writeString(tokens, TokensEndToEndTest.tokenFile(Map.of(
+    Files.writeString(tokens, TokenFile.of(Map.of(
         OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}", READER, "{\"team-a\":[\"read\"]}")));
     fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, tokens)));
     WireClient ops = WireClient.connectWithToken(fixture.port(), "ops", OPS);

@@ -40,7 +40,7 @@ class ReplicationSecurityTest {
     Path[] n2Certificate = ca.issue("n2", true);
     Path[] appCertificate = ca.issue("app", false);
     Path tokens = dir.resolve("tokens.json");
-    Files.writeString(tokens, TokensEndToEndTest.tokenFile(Map.of(OPERATOR, "{\"*\":[\"read\",\"write\",\"admin\"]}")));
+    Files.writeString(tokens, TokenFile.of(Map.of(OPERATOR, "{\"*\":[\"read\",\"write\",\"admin\"]}")));
     Path peerToken = dir.resolve("peer-token");
     Files.writeString(peerToken, OPERATOR + "\n");
     List<Integer> free = MemberPorts.free(4);
@@ -48,7 +48,7 @@ class ReplicationSecurityTest {
         + free.get(3);
     Process started1 = spawn("n1", members, n1Certificate, ca, tokens, peerToken);
     Process started2 = spawn("n2", members, n2Certificate, ca, tokens, peerToken);
-    SslContext tls = TlsEndToEndTest.trusting(ca.certificate(), appCertificate);
+    SslContext tls = TestCertificates.trusting(ca.certificate(), appCertificate);
     try (ServerProcess n1 = ServerProcess.awaitListening(started1, dir.resolve("n1.log"));
         ServerProcess n2 = ServerProcess.awaitListening(started2, dir.resolve("n2.log"));
         WireClient app = WireClient.connectTls(free.get(0), "app", tls).bearer(OPERATOR);

@@ -41,7 +41,7 @@ class StallTest {
       Disposable heartbeats = Flux.interval(Duration.ofMillis(200))
           .subscribe(tick -> app.rsocket().fireAndForget(WireClient.payload("instance.heartbeat", "{}")).subscribe());
       for (int i = 1; i <= 20; i++) {
-        app.call("instance.register", RegistryEndToEndTest.registration("orders", "127.0.0." + i, 8080, timings));
+        app.call("instance.register", Registrations.registration("orders", "127.0.0." + i, 8080, timings));
       }
       List<ServiceEvent> events = new CopyOnWriteArrayList<>();
       Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"orders\"}")

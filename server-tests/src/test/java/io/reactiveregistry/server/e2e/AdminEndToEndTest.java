@@ -1,6 +1,6 @@
 package io.reactiveregistry.server.e2e;
 
-import static io.reactiveregistry.server.e2e.RegistryEndToEndTest.registration;
+import static io.reactiveregistry.server.e2e.Registrations.registration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -125,14 +125,14 @@ class InboundBudgetsTest {
         .block(Duration.ofSeconds(5));
     open.add(rsocket::dispose);
 
-    String large = " ".repeat(100 * KIB) + RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080);
+    String large = " ".repeat(100 * KIB) + Registrations.registration("orders", "127.0.0.5", 8080);
     assertThatThrownBy(() -> rsocket.requestResponse(WireClient.payload("instance.register", large))
             .block(Duration.ofSeconds(10)))
         .satisfies(error -> assertThat(WireClient.errorOf(error).code()).isEqualTo("LIMIT_EXCEEDED"))
         .satisfies(error -> assertThat(WireClient.errorOf(error).message())
             .contains("may not exceed 65536 bytes"));
 
-    String small = " ".repeat(20 * KIB) + RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080);
+    String small = " ".repeat(20 * KIB) + Registrations.registration("orders", "127.0.0.5", 8080);
     String answer = rsocket.requestResponse(WireClient.payload("instance.register", small))
         .map(payload -> payload.getDataUtf8()).block(Duration.ofSeconds(10));
     assertThat(answer).contains("\"revision\"");
@@ -176,7 +176,7 @@ class InboundBudgetsTest {
 
   /** A registration padded in front with {@code padding} spaces (JSON allows them). */
   private static ByteBuf body(int padding) {
-    return Unpooled.copiedBuffer(" ".repeat(padding) + RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080),
+    return Unpooled.copiedBuffer(" ".repeat(padding) + Registrations.registration("orders", "127.0.0.5", 8080),
         StandardCharsets.UTF_8);
   }
 

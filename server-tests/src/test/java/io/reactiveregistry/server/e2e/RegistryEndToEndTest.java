@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.e2e;
 
+import static io.reactiveregistry.server.e2e.Registrations.registration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -25,15 +26,6 @@ class RegistryEndToEndTest {
   @AfterEach
   void stop() {
     fixture.close();
-  }
-
-  static String registration(String service, String ip, int port) {
-    return "{\"service\":\"" + service + "\",\"instance\":{\"ip\":\"" + ip + "\",\"port\":" + port + "}}";
-  }
-
-  static String registration(String service, String ip, int port, String extraInstanceFields) {
-    return "{\"service\":\"" + service + "\",\"instance\":{\"ip\":\"" + ip + "\",\"port\":" + port + ","
-        + extraInstanceFields + "}}";
   }
 
   private static ServiceEvent event(String json) {

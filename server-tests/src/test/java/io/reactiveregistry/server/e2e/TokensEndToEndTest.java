@@ -10,7 +10,6 @@ import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.security.SecurityConfig;
 import io.reactiveregistry.server.security.SignedTokens;
-import io.reactiveregistry.server.security.StaticTokens;
 import io.rsocket.exceptions.RejectedSetupException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,8 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -50,15 +47,6 @@ class TokensEndToEndTest {
   static Path dir;
   static ServerFixture fixture;
 
-  /** The token file: ops may do everything everywhere, the app read and write in prod, the reader read in team-*. */
-  static String tokenFile(Map<String, String> grantsByToken) {
-    List<String> entries = new ArrayList<>();
-    grantsByToken.forEach((token, grants) -> entries.add("{\"name\":\"" + token.substring(0, token.lastIndexOf('-'))
-        + "\",\"sha256\":\"" + HexFormat.of().formatHex(StaticTokens.sha256(token)) + "\",\"permissions\":"
-        + grants + "}"));
-    return "{\"tokens\":[" + String.join(",", entries) + "]}";
-  }
-
   static final Map<String, String> GRANTS = Map.of(
       OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}",
       APP, "{\"prod\":[\"read\",\"write\"]}",
@@ -67,7 +55,7 @@ class TokensEndToEndTest {
   @BeforeAll
   static void start() throws Exception {
     Path file = dir.resolve("tokens.json");
-    Files.writeString(file, tokenFile(GRANTS));
+    Files.writeString(file, TokenFile.of(GRANTS));
     Path keys = dir.resolve("jwt-keys.json");
     Files.writeString(keys, SignedTokens.secretJwkSet());
     fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, file, keys,

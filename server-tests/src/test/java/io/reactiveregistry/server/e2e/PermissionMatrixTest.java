@@ -68,7 +68,7 @@ class PermissionMatrixTest {
   static void start() throws Exception {
     Path file = dir.resolve("tokens.json");
     // The operator may do everything everywhere, the app read and write in prod, the reader read in team-*.
-    Files.writeString(file, TokensEndToEndTest.tokenFile(TokensEndToEndTest.GRANTS));
+    Files.writeString(file, TokenFile.of(TokensEndToEndTest.GRANTS));
     Path keys = dir.resolve("jwt-keys.json");
     Files.writeString(keys, SignedTokens.secretJwkSet());
     // The matrix presents many tokens that are not valid from loopback: the guessing limit is lifted

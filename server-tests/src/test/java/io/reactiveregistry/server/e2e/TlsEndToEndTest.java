@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.security.SecurityConfig;
@@ -59,19 +58,11 @@ class TlsEndToEndTest {
     fixture.close();
   }
 
-  static SslContext trusting(Path caCertificate, Path[] certificate) throws Exception {
-    SslContextBuilder builder = SslContextBuilder.forClient().trustManager(caCertificate.toFile());
-    if (certificate != null) {
-      builder.keyManager(certificate[0].toFile(), certificate[1].toFile());
-    }
-    return builder.build();
-  }
-
   @Test
   void everyRouteWorksOverTlsTcpAndWss() throws Exception {
-    try (WireClient tcp = WireClient.connectTls(fixture.port(), "app", trusting(ca.certificate(), client));
+    try (WireClient tcp = WireClient.connectTls(fixture.port(), "app", TestCertificates.trusting(ca.certificate(), client));
          WireClient wss = WireClient.connectWss(fixture.server().webSocketPort(), "watcher",
-             trusting(ca.certificate(), client))) {
+             TestCertificates.trusting(ca.certificate(), client))) {
       assertThat(tcp.call("instance.register", REGISTER)).contains("127.0.0.5#8080#DEFAULT");
       assertThat(wss.call("service.query", QUERY, ServiceSnapshot.class).instances()).hasSize(1);
       String first = wss.stream("service.subscribe", QUERY).blockFirst(Duration.ofSeconds(5));
@@ -92,11 +83,11 @@ class TlsEndToEndTest {
 
   @Test
   void aClientThatDoesNotTrustTheServerOrShowsNoTrustedCertificateIsRefused() throws Exception {
-    assertThatThrownBy(() -> WireClient.connectTls(fixture.port(), "distrustful", trusting(rogue.certificate(), client))
+    assertThatThrownBy(() -> WireClient.connectTls(fixture.port(), "distrustful", TestCertificates.trusting(rogue.certificate(), client))
         .call("server.info", "{}")).as("the server's certificate is not signed by a CA it trusts").isNotNull();
-    assertThatThrownBy(() -> WireClient.connectTls(fixture.port(), "anonymous", trusting(ca.certificate(), null))
+    assertThatThrownBy(() -> WireClient.connectTls(fixture.port(), "anonymous", TestCertificates.trusting(ca.certificate(), null))
         .call("server.info", "{}")).as("mutual TLS: no client certificate").isNotNull();
-    assertThatThrownBy(() -> WireClient.connectTls(fixture.port(), "intruder", trusting(ca.certificate(), rogueClient))
+    assertThatThrownBy(() -> WireClient.connectTls(fixture.port(), "intruder", TestCertificates.trusting(ca.certificate(), rogueClient))
         .call("server.info", "{}")).as("mutual TLS: a certificate of another CA").isNotNull();
   }
 
@@ -108,14 +99,14 @@ class TlsEndToEndTest {
     Path[] stranger = ca.issue("stranger", false);
     try (ServerFixture secured = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(
         new SecurityConfig(false, tokens).withTls(new TlsFiles(server[0], server[1], ca.certificate()))))) {
-      WireClient app = WireClient.connectTls(secured.port(), "app", trusting(ca.certificate(), client));
+      WireClient app = WireClient.connectTls(secured.port(), "app", TestCertificates.trusting(ca.certificate(), client));
       assertThat(app.call("instance.register", "{\"namespace\":\"prod\",\"service\":\"orders\","
           + "\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080}}")).contains("127.0.0.5#8080#DEFAULT");
       var forbidden = app.error("admin.service.get", "{\"namespace\":\"prod\",\"service\":\"orders\"}");
       assertThat(forbidden.code()).isEqualTo("FORBIDDEN");
       assertThat(forbidden.message()).contains("'orders-app' lacks the admin permission");
 
-      try (WireClient unknown = WireClient.connectTls(secured.port(), "stranger", trusting(ca.certificate(), stranger))) {
+      try (WireClient unknown = WireClient.connectTls(secured.port(), "stranger", TestCertificates.trusting(ca.certificate(), stranger))) {
         assertThat(unknown.error("service.list", "{\"namespace\":\"prod\"}").code())
             .as("a trusted certificate no entry names: no principal").isEqualTo("UNAUTHENTICATED");
       }
@@ -137,7 +128,7 @@ class TlsEndToEndTest {
     Files.copy(renewed[1], serverKey, StandardCopyOption.REPLACE_EXISTING);
     Files.copy(renewed[0], serverCert, StandardCopyOption.REPLACE_EXISTING);
     try {
-      SslContext trustingRenewal = trusting(rogue.certificate(), client);
+      SslContext trustingRenewal = TestCertificates.trusting(rogue.certificate(), client);
       await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
         try (WireClient renewedClient = WireClient.connectTls(fixture.port(), "renewed", trustingRenewal)) {
           return renewedClient.call("server.info", "{}").contains("\"protocol\":1");
@@ -146,7 +137,7 @@ class TlsEndToEndTest {
     } finally {
       Files.copy(server[1], serverKey, StandardCopyOption.REPLACE_EXISTING);
       Files.copy(server[0], serverCert, StandardCopyOption.REPLACE_EXISTING);
-      SslContext original = trusting(ca.certificate(), client);
+      SslContext original = TestCertificates.trusting(ca.certificate(), client);
       await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
         try (WireClient back = WireClient.connectTls(fixture.port(), "back", original)) {
           return back.call("server.info", "{}").contains("\"protocol\":1");

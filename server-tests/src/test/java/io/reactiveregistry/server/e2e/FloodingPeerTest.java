@@ -39,7 +39,7 @@ class FloodingPeerTest {
       out.write(RawFrames.setup(30_000, 90_000, "{\"client\":\"flood\"}"));
       out.write(RawFrames.framed(RequestResponseFrameCodec.encode(alloc, 1, false,
           RouteMetadata.encode(alloc, "instance.register"),
-          Unpooled.copiedBuffer(RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080), StandardCharsets.UTF_8))));
+          Unpooled.copiedBuffer(Registrations.registration("orders", "127.0.0.5", 8080), StandardCharsets.UTF_8))));
       WireClient watcher = fixture.connect("watcher");
       await().atMost(Duration.ofSeconds(5)).until(() ->
           watcher.call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class).instances().size() == 1);

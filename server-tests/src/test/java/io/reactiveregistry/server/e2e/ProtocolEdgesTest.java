@@ -45,7 +45,7 @@ class ProtocolEdgesTest {
   private static byte[] register(int streamId, String ip) {
     return RawFrames.framed(RequestResponseFrameCodec.encode(ByteBufAllocator.DEFAULT, streamId, false,
         RouteMetadata.encode(ByteBufAllocator.DEFAULT, "instance.register"),
-        Unpooled.copiedBuffer(RegistryEndToEndTest.registration("orders", ip, 8080), StandardCharsets.UTF_8)));
+        Unpooled.copiedBuffer(Registrations.registration("orders", ip, 8080), StandardCharsets.UTF_8)));
   }
 
   private int instances(WireClient client) {
@@ -66,7 +66,7 @@ class ProtocolEdgesTest {
   @Test
   void aLeaseFrameFromAClientClosesOnlyThatConnection() throws Exception {
     WireClient bystander = fixture.connect("bystander");
-    bystander.call("instance.register", RegistryEndToEndTest.registration("orders", "127.0.0.2", 8080));
+    bystander.call("instance.register", Registrations.registration("orders", "127.0.0.2", 8080));
     try (Socket socket = setUp()) {
       OutputStream out = socket.getOutputStream();
       out.write(register(1, "127.0.0.5"));

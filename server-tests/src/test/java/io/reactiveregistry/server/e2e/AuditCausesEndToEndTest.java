@@ -47,13 +47,13 @@ class AuditCausesEndToEndTest {
         fixture.server().meters().get("registry.trace.subscribers").gauge().value() == 1);
 
     ops.call("admin.service.create", "{\"service\":\"payments\"}");
-    app.call("instance.register", RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080));
+    app.call("instance.register", Registrations.registration("orders", "127.0.0.5", 8080));
     ops.call("admin.instance.patch", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080},"
         + "\"weight\":0}");
-    app.call("instance.deregister", RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080));
+    app.call("instance.deregister", Registrations.registration("orders", "127.0.0.5", 8080));
 
     // Silent for 300 ms: unhealthy; a heartbeat makes it healthy; silent for 2 s: removed.
-    String quiet = RegistryEndToEndTest.registration("orders", "127.0.0.6", 8080, "\"metadata\":{"
+    String quiet = Registrations.registration("orders", "127.0.0.6", 8080, "\"metadata\":{"
         + "\"preserved.heart.beat.interval\":\"100\",\"preserved.heart.beat.timeout\":\"300\","
         + "\"preserved.ip.delete.timeout\":\"2000\"}");
     app.call("instance.register", quiet);
@@ -68,7 +68,7 @@ class AuditCausesEndToEndTest {
     await().atMost(WAIT).until(() -> causes().contains("HEALTH_CHECK"));
 
     WireClient shortLived = fixture.connect("short-lived");
-    shortLived.call("instance.register", RegistryEndToEndTest.registration("batch-job", "127.0.0.7", 9000));
+    shortLived.call("instance.register", Registrations.registration("batch-job", "127.0.0.7", 9000));
     shortLived.close(); // CONNECTION_CLOSED; then batch-job is empty for 300 ms: CLEANUP
     await().atMost(WAIT).until(() -> causes().contains("CLEANUP"));
 

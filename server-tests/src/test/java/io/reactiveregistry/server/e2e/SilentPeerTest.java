@@ -37,7 +37,7 @@ class SilentPeerTest {
       OutputStream out = socket.getOutputStream();
       ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
       out.write(RawFrames.setup(1_000, 2_000, "{\"client\":\"frozen\"}"));
-      ByteBuf body = Unpooled.copiedBuffer(RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080),
+      ByteBuf body = Unpooled.copiedBuffer(Registrations.registration("orders", "127.0.0.5", 8080),
           StandardCharsets.UTF_8);
       out.write(RawFrames.framed(RequestResponseFrameCodec.encode(alloc, 1, false,
           RouteMetadata.encode(alloc, "instance.register"), body)));

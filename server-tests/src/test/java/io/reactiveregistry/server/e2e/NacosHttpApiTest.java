@@ -196,7 +196,7 @@ class NacosHttpApiTest {
   @Test
   void theLoginTakesATokenAsThePasswordAndRequestsCarryIt(@TempDir Path dir) throws Exception {
     Path tokens = dir.resolve("tokens.json");
-    Files.writeString(tokens, TokensEndToEndTest.tokenFile(Map.of("orders-team-5b6c7d",
+    Files.writeString(tokens, TokenFile.of(Map.of("orders-team-5b6c7d",
         "{\"public\":[\"read\",\"write\"]}")));
     start(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, tokens, null, 1_000_000,
         Duration.ofMinutes(1))));

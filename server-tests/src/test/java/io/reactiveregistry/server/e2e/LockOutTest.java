@@ -52,7 +52,7 @@ class LockOutTest {
 
   private void start() throws Exception {
     Path tokens = dir.resolve("tokens.json");
-    Files.writeString(tokens, TokensEndToEndTest.tokenFile(Map.of(VALID, "{\"*\":[\"read\",\"write\",\"admin\"]}")));
+    Files.writeString(tokens, TokenFile.of(Map.of(VALID, "{\"*\":[\"read\",\"write\",\"admin\"]}")));
     fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, tokens, null,
         MAX, WINDOW, null)), clock);
   }

@@ -37,7 +37,7 @@ class QuotasEndToEndTest {
 
     // Another namespace has its own room; a third namespace is past --max-namespaces.
     client.call("instance.register", persistent("team-b", 1, 1_000));
-    assertThat(client.error("instance.register", RegistryEndToEndTest.registration("web", "127.0.0.6", 80))
+    assertThat(client.error("instance.register", Registrations.registration("web", "127.0.0.6", 80))
         .message()).contains("--max-namespaces");
 
     ServiceSnapshot db = client.call("service.query", "{\"namespace\":\"team-a\",\"service\":\"db\"}",

@@ -116,7 +116,7 @@ class SpringRequesterTest {
   @Test
   void springsRequesterAuthenticatesWithABearerTokenInTheSetupOrPerRequest(@TempDir Path dir) throws Exception {
     Path tokens = dir.resolve("tokens.json");
-    Files.writeString(tokens, TokensEndToEndTest.tokenFile(TokensEndToEndTest.GRANTS));
+    Files.writeString(tokens, TokenFile.of(TokensEndToEndTest.GRANTS));
     MimeType bearer = MimeType.valueOf(BearerMetadata.MIME_TYPE);
     try (ServerFixture secured = new ServerFixture(ServerConfig.ephemeralLoopback()
         .withSecurity(new SecurityConfig(false, tokens)))) {

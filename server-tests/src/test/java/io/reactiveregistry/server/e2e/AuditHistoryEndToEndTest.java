@@ -58,11 +58,11 @@ class AuditHistoryEndToEndTest {
   void theChangesOfAnInstanceAreAnsweredAfterTheFactWithWhyItWentAndWhatAnOverrideChanged() throws Exception {
     WireClient ops = fixture.connect("ops");
     WireClient app = fixture.connect("app");
-    app.call("instance.register", RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080));
-    app.call("instance.register", RegistryEndToEndTest.registration("billing", "127.0.0.6", 9090));
+    app.call("instance.register", Registrations.registration("orders", "127.0.0.5", 8080));
+    app.call("instance.register", Registrations.registration("billing", "127.0.0.6", 9090));
     ops.call("admin.instance.patch", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.5\",\"port\":8080},"
         + "\"enabled\":false,\"metadata\":{\"reason\":\"drain\"}}");
-    app.call("instance.deregister", RegistryEndToEndTest.registration("billing", "127.0.0.6", 9090));
+    app.call("instance.deregister", Registrations.registration("billing", "127.0.0.6", 9090));
     app.close(); // orders' instance is released with its connection
     await().atMost(WAIT).until(() -> history("?service=orders").events().size() == 3);
 
@@ -118,7 +118,7 @@ class AuditHistoryEndToEndTest {
       assertThat(error.message()).as(refused[0]).contains(refused[1]);
     }
     assertThat(ops.error("admin.trace.query", "{\"limit\":20000}").message()).contains("limit must be between");
-    ops.call("instance.register", RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080));
+    ops.call("instance.register", Registrations.registration("orders", "127.0.0.5", 8080));
     assertThat(ops.call("admin.trace.query", "{}", TraceHistory.class).events()).hasSize(1);
   }
 
@@ -142,7 +142,7 @@ class AuditHistoryEndToEndTest {
     try (ServerFixture logged = new ServerFixture(ServerConfig.ephemeralLoopback()
         .withHistory(new AuditHistory.Settings(50, Duration.ofHours(1), audit, 1 << 20, 5)))) {
       WireClient app = logged.connect("app");
-      app.call("instance.register", RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080));
+      app.call("instance.register", Registrations.registration("orders", "127.0.0.5", 8080));
       app.close();
       await().atMost(WAIT).until(() -> Files.exists(audit) && Files.readAllLines(audit).size() == 2);
       assertThat(Files.readAllLines(audit)).extracting(line -> JsonCodec.json().decode(line.getBytes(),

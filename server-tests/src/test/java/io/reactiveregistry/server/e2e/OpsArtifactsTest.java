@@ -69,7 +69,7 @@ class OpsArtifactsTest {
     String scrape;
     try (ServerFixture fixture = new ServerFixture(ServerConfig.ephemeralLoopback()
         .withStorage(StorageConfig.onDisk(data)).withNacos(NacosDoor.Settings.OFF))) {
-      fixture.connect("app").call("instance.register", RegistryEndToEndTest.registration("orders", "127.0.0.5", 8080));
+      fixture.connect("app").call("instance.register", Registrations.registration("orders", "127.0.0.5", 8080));
       scrape = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
           + fixture.server().httpPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
     }

@@ -38,7 +38,7 @@ class PrometheusDiscoveryTest {
   @BeforeAll
   static void start() throws Exception {
     Path tokens = dir.resolve("tokens.json");
-    Files.writeString(tokens, TokensEndToEndTest.tokenFile(Map.of(OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}",
+    Files.writeString(tokens, TokenFile.of(Map.of(OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}",
         APP, "{\"prod\":[\"read\"]}")));
     fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, tokens)));
     register("prod", "orders", "{\"ip\":\"127.0.0.5\",\"port\":8080,\"cluster\":\"eu\",\"metadata\":"

@@ -241,7 +241,7 @@ class EurekaDoorTest {
   @Test
   void withTokensARequestNeedsOneAndBasicCarriesItAsThePassword(@TempDir Path dir) throws Exception {
     Path tokens = dir.resolve("tokens.json");
-    Files.writeString(tokens, TokensEndToEndTest.tokenFile(Map.of(
+    Files.writeString(tokens, TokenFile.of(Map.of(
         "eureka-app-5b6c7d", "{\"public\":[\"read\",\"write\"]}",
         "reader-7a8b9c", "{\"public\":[\"read\"]}")));
     fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, tokens, null,

@@ -3,7 +3,6 @@ package io.reactiveregistry.server.e2e;
 import static io.reactiveregistry.server.e2e.TokensEndToEndTest.APP;
 import static io.reactiveregistry.server.e2e.TokensEndToEndTest.OPS;
 import static io.reactiveregistry.server.e2e.TokensEndToEndTest.READER;
-import static io.reactiveregistry.server.e2e.TokensEndToEndTest.tokenFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -46,7 +45,7 @@ class TokenRevocationTest {
     logged.start();
     ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).addAppender(logged);
     file = dir.resolve("tokens.json");
-    Files.writeString(file, tokenFile(grants));
+    Files.writeString(file, TokenFile.of(grants));
     fixture = new ServerFixture(ServerConfig.ephemeralLoopback().withSecurity(new SecurityConfig(false, file, null,
         maxFailedAuthentications, Duration.ofMinutes(1))));
     return fixture;
@@ -72,7 +71,7 @@ class TokenRevocationTest {
     WireClient ops = fixture.connect("ops").bearer(OPS);
     assertThat(instances(ops)).isEqualTo(1);
 
-    Files.writeString(file, tokenFile(Map.of(OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}")));
+    Files.writeString(file, TokenFile.of(Map.of(OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}")));
 
     await().atMost(Duration.ofSeconds(10)).until(app::isDisposed);
     await().atMost(Duration.ofSeconds(5)).until(() -> instances(ops) == 0);
@@ -90,7 +89,7 @@ class TokenRevocationTest {
     WireClient reader = WireClient.connectWithToken(fixture.port(), "reader", READER);
     assertThat(reader.error("instance.register", REGISTER).code()).isEqualTo("FORBIDDEN");
 
-    Files.writeString(file, tokenFile(Map.of(OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}",
+    Files.writeString(file, TokenFile.of(Map.of(OPS, "{\"*\":[\"read\",\"write\",\"admin\"]}",
         READER, "{\"team-*\":[\"read\"],\"prod\":[\"write\"]}")));
 
     await().atMost(Duration.ofSeconds(10)).ignoreExceptions()

@@ -85,7 +85,7 @@ class ConnectionLimitsTest {
     assertThat(fourth.getInputStream().read()).as("closed after the error").isEqualTo(-1);
 
     WireClient elsewhere = connectFrom("127.0.0.2");
-    elsewhere.call("instance.register", RegistryEndToEndTest.registration("orders", "127.0.0.9", 8080));
+    elsewhere.call("instance.register", Registrations.registration("orders", "127.0.0.9", 8080));
     assertThat(first.call("service.query", "{\"service\":\"orders\"}", ServiceSnapshot.class).instances()).hasSize(1);
     assertThat(scrape()).contains("registry_connections_refused_total{limit=\"address\",port=\"tcp\"} 1.0");
 
