@@ -111,15 +111,7 @@ class ReplicationEndToEndTest {
   void aTracedRegistrationIsOneTraceFromTheRequestOnOneMemberToThePushOnAnother() throws Exception {
     String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
     String callerSpan = "00f067aa0ba902b7";
-    List<String> events = new CopyOnWriteArrayList<>();
-    try (WireClient watcher = WireClient.connect(ports.get("n2"), "watcher-n2");
-        WireClient app = WireClient.connect(ports.get("n1"), "app")) {
-      Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"traced\"}").subscribe(events::add);
-      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 1);
-      registerTraced(app, ephemeral("traced", "127.0.0.9", 8080), "00-" + traceId + "-" + callerSpan + "-01");
-      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 2);
-      watch.dispose();
-    }
+    registerOnN1WhileN2Watches("traced", ephemeral("traced", "127.0.0.9", 8080), traceId, callerSpan);
 
     // Each member exports its own spans, in its own batches: wait for every member's part.
     await().atMost(Duration.ofSeconds(20)).until(() -> collector.trace(traceId).stream()
@@ -159,16 +151,8 @@ class ReplicationEndToEndTest {
   void aTracedPersistentRegistrationIsOneTraceFromTheRequestThroughEachMembersApplyToThePush() throws Exception {
     String traceId = "5cf92f3577b34da6a3ce929d0e0e4737";
     String callerSpan = "00f067aa0ba902b8";
-    List<String> events = new CopyOnWriteArrayList<>();
-    try (WireClient watcher = WireClient.connect(ports.get("n2"), "watcher-n2");
-        WireClient app = WireClient.connect(ports.get("n1"), "app")) {
-      Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"traced-db\"}").subscribe(events::add);
-      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 1);
-      registerTraced(app, "{\"service\":\"traced-db\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.0.9\","
-          + "\"port\":5432,\"metadata\":{\"health.check.enabled\":\"false\"}}}", "00-" + traceId + "-" + callerSpan + "-01");
-      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 2);
-      watch.dispose();
-    }
+    registerOnN1WhileN2Watches("traced-db", "{\"service\":\"traced-db\",\"ephemeral\":false,\"instance\":{"
+        + "\"ip\":\"127.0.0.9\",\"port\":5432,\"metadata\":{\"health.check.enabled\":\"false\"}}}", traceId, callerSpan);
 
     await().atMost(Duration.ofSeconds(20)).until(() -> collector.trace(traceId).stream()
         .map(span -> span.member() + ":" + span.name()).collect(Collectors.toSet())
@@ -193,14 +177,27 @@ class ReplicationEndToEndTest {
     }
   }
 
-  /** instance.register with a W3C trace context in the request's metadata. */
-  private static void registerTraced(WireClient client, String body, String traceparent) {
-    ByteBuf metadata = RouteMetadata.encode(ByteBufAllocator.DEFAULT, "instance.register");
-    CompositeByteBuf composite = metadata instanceof CompositeByteBuf c ? c
-        : ByteBufAllocator.DEFAULT.compositeBuffer().addComponent(true, metadata);
-    TraceMetadata.add(composite, ByteBufAllocator.DEFAULT, TraceParent.parse(traceparent).orElseThrow());
-    client.rsocket().requestResponse(ByteBufPayload.create(Unpooled.copiedBuffer(body, StandardCharsets.UTF_8),
-        composite)).doOnNext(Payload::release).block(Duration.ofSeconds(10));
+  /**
+   * {@code instance.register} of {@code body} on n1 in a sampled trace ({@code traceId}, the caller's span
+   * {@code callerSpan}, in the request's metadata) while a subscriber on n2 watches {@code service};
+   * returns once n2 pushed it, and closes the app's connection (an ephemeral instance goes with it).
+   */
+  private void registerOnN1WhileN2Watches(String service, String body, String traceId, String callerSpan) {
+    List<String> events = new CopyOnWriteArrayList<>();
+    try (WireClient watcher = WireClient.connect(ports.get("n2"), "watcher-n2");
+        WireClient app = WireClient.connect(ports.get("n1"), "app")) {
+      Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"" + service + "\"}").subscribe(events::add);
+      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 1);
+      ByteBuf metadata = RouteMetadata.encode(ByteBufAllocator.DEFAULT, "instance.register");
+      CompositeByteBuf composite = metadata instanceof CompositeByteBuf c ? c
+          : ByteBufAllocator.DEFAULT.compositeBuffer().addComponent(true, metadata);
+      TraceMetadata.add(composite, ByteBufAllocator.DEFAULT,
+          TraceParent.parse("00-" + traceId + "-" + callerSpan + "-01").orElseThrow());
+      app.rsocket().requestResponse(ByteBufPayload.create(Unpooled.copiedBuffer(body, StandardCharsets.UTF_8),
+          composite)).doOnNext(Payload::release).block(Duration.ofSeconds(10));
+      await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 2);
+      watch.dispose();
+    }
   }
 
   @Test
