@@ -91,9 +91,17 @@ public final class RatisStore implements Storage {
    * timeouts; this leaves room for one and the commit after it.
    */
   static final Duration CLUSTER_COMMIT_TIMEOUT = Duration.ofSeconds(5);
-  /** A follower starts an election after not hearing from the leader for a random time between these. */
+  /**
+   * A follower starts an election after not hearing from the leader for a random time between these.
+   * The minimum decides how long a pause (a JVM's, or a busy machine's) may hold up the leader's
+   * heartbeats (every half of it) before the others elect another; the maximum bounds how long the
+   * group is without a leader after a crash: the first election is at most this long coming. A
+   * narrower window makes two candidates at once (a split vote, another round) a little likelier.
+   */
   static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(800);
-  static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(1600);
+  static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(1200);
+  /** The leader reports a member down once it has not heard from it for this long. */
+  static final Duration MEMBER_SILENCE_LIMIT = Duration.ofMillis(3200);
   /** How long a member's write waits for the leader it was sent to before trying another member. */
   static final Duration REQUEST_TIMEOUT = Duration.ofMillis(1000);
   /** How long a membership change may take, the new member's catching up included. */
@@ -509,7 +517,7 @@ public final class RatisStore implements Storage {
   public ClusterStatus status() {
     try {
       RaftServer.Division division = server.getDivision(GROUP_ID);
-      return ClusterStatuses.of(cluster(), division, ELECTION_TIMEOUT_MAX.multipliedBy(2));
+      return ClusterStatuses.of(cluster(), division, MEMBER_SILENCE_LIMIT);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
