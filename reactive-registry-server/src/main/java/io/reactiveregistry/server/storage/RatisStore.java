@@ -373,10 +373,12 @@ public final class RatisStore implements Storage {
         .setParameters(parameters)
         .setRaftGroup(group)
         .setClientId(ClientId.randomId())
-        // Finds the leader (a follower answers with who leads) and retries through an election;
-        // the commit timeout bounds the whole write.
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(30,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        // Finds the leader (a follower answers with who leads) and retries through an election, every
+        // 20 ms: each hop after a leader change (refused by the old one, not ready at the new one)
+        // waits this long, and a retry costs a loopback or LAN round trip. The commit timeout bounds
+        // the whole write.
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(150,
+            TimeDuration.valueOf(20, TimeUnit.MILLISECONDS)))
         .build();
   }
 
