@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * The server as a separate JVM, started from the test class path with a data directory, so that
  * tests can stop it the way the world does: SIGTERM, or SIGKILL with no chance to clean up.
  */
-final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements AutoCloseable {
   private final Process process;
   private final Path log;
   private final int port;
@@ -69,7 +69,7 @@ final class ServerProcess implements AutoCloseable {
    * Starts a cluster member (its ports are those of its entry in {@code members}) without waiting:
    * a member opens its ports only once a majority of members has started. Then {@link #awaitListening}.
    */
-  static Process spawnMember(Path dataDir, Path log, String nodeId, String members, String... extraArgs)
+  public static Process spawnMember(Path dataDir, Path log, String nodeId, String members, String... extraArgs)
       throws IOException {
     List<String> args = new ArrayList<>(List.of("--node-id", nodeId, "--members", members));
     args.addAll(List.of(extraArgs));
@@ -97,7 +97,7 @@ final class ServerProcess implements AutoCloseable {
   }
 
   /** Waits until a started server accepts connections (or has exited, which fails). */
-  static ServerProcess awaitListening(Process process, Path log) throws IOException {
+  public static ServerProcess awaitListening(Process process, Path log) throws IOException {
     try {
       await().atMost(Duration.ofSeconds(60))
           .until(() -> !process.isAlive() || LISTENING.matcher(Files.readString(log)).find());
@@ -137,12 +137,12 @@ final class ServerProcess implements AutoCloseable {
     return httpPort;
   }
 
-  String log() throws IOException {
+  public String log() throws IOException {
     return Files.readString(log);
   }
 
   /** The exit status, once the process has ended within {@code limit}; empty if it is still running. */
-  java.util.OptionalInt exitStatus(Duration limit) throws InterruptedException {
+  public java.util.OptionalInt exitStatus(Duration limit) throws InterruptedException {
     return process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS) ? java.util.OptionalInt.of(process.exitValue())
         : java.util.OptionalInt.empty();
   }
@@ -157,7 +157,7 @@ final class ServerProcess implements AutoCloseable {
   }
 
   /** SIGTERM; whether the process ended within {@code limit}. */
-  boolean terminate(Duration limit) throws InterruptedException {
+  public boolean terminate(Duration limit) throws InterruptedException {
     process.destroy();
     return process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -171,7 +171,7 @@ final class ServerProcess implements AutoCloseable {
   }
 
   /** SIGKILL: no shutdown hook runs, nothing is flushed or closed. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
   }
