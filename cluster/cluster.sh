@@ -41,7 +41,16 @@ done
 offset() { echo $(( (${1#n} - 1) * 100 )); }
 http_port() { echo $(( 7080 + $(offset "$1") )); }
 pid_of() { cat "$run/$1.pid" 2>/dev/null || true; }
-running() { local pid; pid=$(pid_of "$1"); [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
+# Running: the process exists and has not exited. A member that has exited stays a zombie until
+# its parent collects it, and when that parent is a container's init that can take seconds; kill -0
+# still succeeds on a zombie, so its state (Linux's /proc) is read too.
+running() {
+  local pid state
+  pid=$(pid_of "$1")
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
+  state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)
+  [ "$state" != Z ]
+}
 
 absolute() { case "$1" in /*) echo "$1" ;; *) echo "$caller/$1" ;; esac; }
 
