@@ -151,6 +151,31 @@ class ClusterScriptTest {
     assertThat(ROOT.resolve("cluster/run")).doesNotExist();
   }
 
+  /**
+   * A member that has exited is not running, even while its zombie waits to be collected: here
+   * the member's parent never collects it (as a container's init may not for seconds), and
+   * {@code kill -0} still succeeds on a zombie.
+   */
+  @Test
+  void aMemberThatHasExitedIsNotRunningWhileItsZombieWaitsToBeCollected() throws Exception {
+    Path pidFile = ROOT.resolve("cluster/run/n1.pid");
+    Files.createDirectories(pidFile.getParent());
+    // The "member" exits at once; its parent then becomes a sleep, which never collects it.
+    Process parent = new ProcessBuilder("bash", "-c", "sleep 0.1 & echo $! > cluster/run/n1.pid; exec sleep 30")
+        .directory(ROOT.toFile()).start();
+    try {
+      await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
+      Path stat = Path.of("/proc", Files.readString(pidFile).strip(), "stat");
+      await().atMost(Duration.ofSeconds(5))
+          .until(() -> Files.readString(stat).replaceFirst("^.*\\) ", "").startsWith("Z"));
+
+      Result status = run("cluster/cluster.sh status");
+      assertThat(status.output()).contains("n1: not running");
+    } finally {
+      parent.destroyForcibly();
+    }
+  }
+
   /** The {@code cluster/cluster.sh} lines of the section's shell blocks, without their comments. */
   private static List<String> scriptLines() throws IOException {
     String readme = Files.readString(ROOT.resolve("README.md"));

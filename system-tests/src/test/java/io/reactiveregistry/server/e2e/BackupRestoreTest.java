@@ -87,7 +87,9 @@ class BackupRestoreTest {
       // Writes go on after the backup: they must not be in it, nor in what is restored from it.
       int atBackup = acknowledged.size();
       await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() >= atBackup + 100);
-      sentAfter = Set.copyOf(sent.subList(inFlight, sent.size()));
+      // A copy first: a view of the list the writer still appends to fails when it grows.
+      List<String> sentSoFar = List.copyOf(sent);
+      sentAfter = Set.copyOf(sentSoFar.subList(inFlight, sentSoFar.size()));
     } finally {
       writing.set(false);
       writer.join(10_000);
