@@ -70,6 +70,7 @@ public final class Tracing implements Disposable {
   private final @Nullable Tracer tracer;
   private final String system;
   private final double sampleRatio;
+  private final SpanClock clock = new SpanClock(Clock.getDefault());
 
   private Tracing(@Nullable SdkTracerProvider provider, @Nullable Tracer tracer, String system, double sampleRatio) {
     this.provider = provider;
@@ -118,7 +119,7 @@ public final class Tracing implements Disposable {
     if (spans == null || caller == null && !drawn()) {
       return RequestSpan.NONE;
     }
-    long epochNanos = Clock.getDefault().now() - (System.nanoTime() - startNanos);
+    long epochNanos = clock.epochOf(startNanos);
     Context parent = caller == null ? Context.root() : remote(caller);
     Span span = spans.spanBuilder(route.routeName()).setParent(parent).setSpanKind(SpanKind.SERVER)
         .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
@@ -144,7 +145,7 @@ public final class Tracing implements Disposable {
     if (spans == null || !change.sampled()) {
       return null;
     }
-    long now = Clock.getDefault().now();
+    long now = clock.now();
     // Another member's clock: never let its skew start the span after it ends.
     long start = Math.min(now, TimeUnit.MILLISECONDS.toNanos(madeAtMillis));
     Span span = spans.spanBuilder(Route.CLUSTER_REPLICATE.routeName()).setParent(remote(change))
@@ -197,9 +198,9 @@ public final class Tracing implements Disposable {
     if (spans == null || !change.sampled()) {
       return;
     }
-    long now = Clock.getDefault().now();
+    long now = clock.now();
     spans.spanBuilder("push").setParent(remote(change)).setSpanKind(SpanKind.PRODUCER)
-        .setStartTimestamp(now - (System.nanoTime() - createdAtNanos), TimeUnit.NANOSECONDS)
+        .setStartTimestamp(clock.epochOf(createdAtNanos), TimeUnit.NANOSECONDS)
         .startSpan().end(now, TimeUnit.NANOSECONDS);
   }
 
