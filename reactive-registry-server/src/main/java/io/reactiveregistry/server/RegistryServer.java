@@ -303,7 +303,8 @@ public final class RegistryServer implements Disposable {
                 tls != null ? tls.watch(TOKEN_FILE_POLL, Schedulers.boundedElastic()) : Disposables.disposed(),
                 access.tokens() != null ? access.tokens().watch(TOKEN_FILE_POLL, Schedulers.boundedElastic())
                     : Disposables.disposed(),
-                new LifecycleTicker(runtime, storage::leading).start(config.expiryTick(), Schedulers.parallel()),
+                new LifecycleTicker(runtime, storage::leading).start(config.expiryTick(), Schedulers.parallel(),
+                    clock.equals(InstantSource.system())), // a virtual clock does not stall with the threads
                 clusterView == null ? Disposables.disposed() : clusterView.start(Schedulers.boundedElastic()),
                 replication,
                 !cluster.clustered() ? Disposables.disposed() : new ConnectionRebalancer(nodeId, endpoint, replication,

@@ -45,13 +45,23 @@ public final class LifecycleTicker {
    * run: the core is told how long, before it judges any deadline.
    */
   public Disposable start(Duration period, Scheduler scheduler) {
+    return start(period, scheduler, true);
+  }
+
+  /**
+   * The same; with {@code judgesStalls} false a late tick moves no deadline. That is for a core
+   * timed by a clock other than the scheduler's (a test's virtual clock): a stall of the real
+   * threads does not move its deadlines, so moving them by the stall would keep instances alive
+   * that the test's clock has expired.
+   */
+  public Disposable start(Duration period, Scheduler scheduler, boolean judgesStalls) {
     long[] last = {scheduler.now(TimeUnit.MILLISECONDS)};
     long stallAfter = stallAfter(period).toMillis();
     return Flux.interval(period, period, scheduler).onBackpressureDrop().subscribe(tick -> {
       long now = scheduler.now(TimeUnit.MILLISECONDS);
       long late = now - last[0] - period.toMillis();
       last[0] = now;
-      if (late > stallAfter) {
+      if (judgesStalls && late > stallAfter) {
         stalled(late);
       }
       tick();
