@@ -42,17 +42,10 @@ public final class LifecycleTicker {
   /**
    * Starts ticking on {@code scheduler}: virtual time in tests, a parallel worker in production. A
    * tick that comes later than {@link #stallAfter} past its time means the server itself did not
-   * run: the core is told how long, before it judges any deadline.
-   */
-  public Disposable start(Duration period, Scheduler scheduler) {
-    return start(period, scheduler, true);
-  }
-
-  /**
-   * The same; with {@code judgesStalls} false a late tick moves no deadline. That is for a core
-   * timed by a clock other than the scheduler's (a test's virtual clock): a stall of the real
-   * threads does not move its deadlines, so moving them by the stall would keep instances alive
-   * that the test's clock has expired.
+   * run: the core is told how long, before it judges any deadline. Only if {@code judgesStalls}:
+   * for a core timed by the system clock. A core on a test's virtual clock did not stall with the
+   * threads; moving its deadlines by real milliseconds its clock never spent would keep alive
+   * instances the test's clock has expired.
    */
   public Disposable start(Duration period, Scheduler scheduler, boolean judgesStalls) {
     long[] last = {scheduler.now(TimeUnit.MILLISECONDS)};
