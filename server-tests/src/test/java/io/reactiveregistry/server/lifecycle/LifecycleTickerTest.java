@@ -46,33 +46,29 @@ class LifecycleTickerTest {
     time.dispose();
   }
 
-  /** Registers an ephemeral instance (15 s to unhealthy, 30 s to removal by default), then lets 31 s pass. */
-  private void registerAndOutliveItsDeadlines() {
+  /**
+   * Registers an ephemeral instance (15 s to unhealthy, 30 s to removal by default), lets 31 s of
+   * the core's clock pass, then lets the ticker tick 15 s late (past {@code stallAfter}, ten
+   * periods): whether the instance is still registered after that tick.
+   */
+  private boolean registeredAfterALateTick(boolean judgesStalls) {
+    ticker = new LifecycleTicker(runtime).start(PERIOD, ticks, judgesStalls);
     runtime.execute(new Command.Register(new Owner(1, "orders-app"), ORDERS, true,
         InstanceSpec.of("instance", "127.0.0.5", 8080, null, null, null, null)));
     clock.advance(Duration.ofSeconds(31));
-  }
-
-  private boolean registered() {
+    ticks.stall(Duration.ofSeconds(15));
+    time.advanceTimeBy(PERIOD);
     return !runtime.read(reads -> reads.instanceRecords(ORDERS)).isEmpty();
   }
 
   @Test
   void onTheSystemClockALateTickMovesTheDeadlinesOnByTheStall() {
-    ticker = new LifecycleTicker(runtime).start(PERIOD, ticks, true);
-    registerAndOutliveItsDeadlines();
-    ticks.stall(Duration.ofSeconds(15)); // past stallAfter: ten periods
-    time.advanceTimeBy(PERIOD);
-    assertThat(registered()).as("the 15 s stall moved its removal to 45 s").isTrue();
+    assertThat(registeredAfterALateTick(true)).as("the 15 s stall moved its removal to 45 s").isTrue();
   }
 
   @Test
   void onAVirtualClockALateTickMovesNoDeadline() {
-    ticker = new LifecycleTicker(runtime).start(PERIOD, ticks, false);
-    registerAndOutliveItsDeadlines();
-    ticks.stall(Duration.ofSeconds(15)); // past stallAfter: ten periods
-    time.advanceTimeBy(PERIOD);
-    assertThat(registered()).as("removed at 30 s of its clock, however late the tick").isFalse();
+    assertThat(registeredAfterALateTick(false)).as("removed at 30 s of its clock, however late the tick").isFalse();
   }
 
   /** A virtual-time scheduler whose clock a test can push ahead of its tasks, as a stall would. */
