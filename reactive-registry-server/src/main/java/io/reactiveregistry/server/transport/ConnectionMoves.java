@@ -24,6 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -48,26 +49,33 @@ final class ConnectionMoves {
   private static final Duration CHECK = Duration.ofMillis(20);
 
   /**
-   * How long a connection is left alone by rebalancing after it opened. Its client is still
-   * registering on it then: asked to move at once, the connection owns nothing at the first look
-   * and is closed, while a registration already on its way lands on it just before the close and
-   * is released by it, so that every view sees the instance removed and then added again (seen in
-   * RollingRestartTest on a loaded machine: a client that had just moved was asked to move on
-   * 16 ms later). A stopping member still asks every connection: it cannot wait.
+   * How young a connection is taken to be still registering. Its client registers on it as soon as
+   * it connects (after a move or a reconnect); asked to move then, the connection owned nothing at
+   * the first look and was closed, while a registration already on its way landed on it just
+   * before the close and was released by it, so that every view saw the instance removed and added
+   * again (RollingRestartTest on a loaded machine: a client that had just moved was asked to move
+   * on 16 ms later). So rebalancing does not ask a connection younger than this, and a connection
+   * that owns nothing is closed as taken over only once it is this old (a stopping member asks
+   * every connection, the youngest too, and closes those within a second of their opening).
    */
   static final Duration SETTLE = Duration.ofSeconds(1);
 
   private final Map<Long, Movable> movable = new ConcurrentHashMap<>();
   private final AtomicBoolean checking = new AtomicBoolean();
   private final LongSupplier nanoTime;
+  private final Scheduler checks;
 
   ConnectionMoves() {
-    this(System::nanoTime);
+    this(System::nanoTime, Schedulers.parallel());
   }
 
-  /** With the monotonic clock {@code nanoTime} (nanoseconds) that dates the connections. */
-  ConnectionMoves(LongSupplier nanoTime) {
+  /**
+   * With the monotonic clock {@code nanoTime} (nanoseconds) that dates the connections, and the
+   * scheduler that runs the looks at connections asked to move.
+   */
+  ConnectionMoves(LongSupplier nanoTime, Scheduler checks) {
     this.nanoTime = nanoTime;
+    this.checks = checks;
   }
 
   /** A connection whose client honours moves; {@code owned} counts the instances it owns now. */
@@ -130,10 +138,10 @@ final class ConnectionMoves {
 
   /** The same, among the clients that gave {@code zone} (null: any client). */
   int move(int count, MoveRequest request, @Nullable String zone) {
-    long settledBefore = nanoTime.getAsLong() - SETTLE.toNanos();
+    long now = nanoTime.getAsLong();
     List<Movable> candidates = movable.values().stream()
         .filter(connection -> !connection.asked().get())
-        .filter(connection -> connection.openedAtNanos() - settledBefore <= 0)
+        .filter(connection -> settled(connection, now))
         .filter(connection -> zone == null || zone.equals(connection.zone()))
         .sorted(Comparator.comparingLong(Movable::openedAtNanos).reversed())
         .limit(Math.max(0, count))
@@ -160,16 +168,21 @@ final class ConnectionMoves {
     return true;
   }
 
+  /** Open for at least {@link #SETTLE} at {@code now}. */
+  private static boolean settled(Movable connection, long now) {
+    return now - connection.openedAtNanos() >= SETTLE.toNanos();
+  }
+
   /**
    * Until every connection asked to move has closed: closes those that own nothing any more. (A
-   * connection that owned nothing to begin with, a subscriber's, closes at the first look; its
-   * client is connecting elsewhere meanwhile.)
+   * connection that owned nothing to begin with, a subscriber's, closes at the first look once it
+   * has settled; its client is connecting elsewhere meanwhile.)
    */
   private void closeWhenTakenOver() {
     if (!checking.compareAndSet(false, true)) {
       return;
     }
-    Flux.interval(CHECK, CHECK, Schedulers.parallel())
+    Flux.interval(CHECK, CHECK, checks)
         .map(tick -> closeTakenOver())
         .takeUntil(left -> left == 0)
         .doFinally(signal -> {
@@ -181,12 +194,13 @@ final class ConnectionMoves {
         .subscribe(null, error -> log.warn("stopped closing moved connections", error));
   }
 
-  /** Closes the asked connections that own nothing: how many asked ones are still open. */
+  /** Closes the settled asked connections that own nothing: how many asked ones are still open. */
   private int closeTakenOver() {
     int left = 0;
+    long now = nanoTime.getAsLong();
     for (Movable connection : movable.values()) {
       if (connection.asked().get() && !connection.client().isDisposed()) {
-        if (connection.owned().getAsInt() == 0) {
+        if (connection.owned().getAsInt() == 0 && settled(connection, now)) {
           connection.client().dispose();
         } else {
           left++;
