@@ -51,6 +51,7 @@ import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.http.server.HttpServerRoutes;
 
 /**
  * {@code GET /}, the operator's {@link Dashboard}; {@code /health}, {@code /ready}, {@code /metrics},
@@ -134,7 +135,7 @@ public final class HttpEndpoint {
             channel.eventLoop().execute(channel::close); // once initialised: a close within is not carried out
           }
         })
-        .route(routes -> routes
+        .handle(HandlerInItsOwnTask.of(HttpServerRoutes.newRoutes()
             .get("/health", (request, response) -> {
               String broken = failure.get();
               return broken == null ? json(response, HttpResponseStatus.OK, Map.of("status", "UP"))
@@ -165,7 +166,7 @@ public final class HttpEndpoint {
             .get("/api/v1/prometheus/targets", this::prometheusTargets)
             .get("/api/v1/catalog/{namespace}", this::catalog)
             .post("/api/v1/{route}", this::call)
-            .route(request -> true, this::unrouted))
+            .route(request -> true, this::unrouted)))
         .bind()
         .map(DisposableServer.class::cast);
   }

@@ -3,6 +3,7 @@ package io.reactiveregistry.server.nacos;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactiveregistry.server.admission.ConnectionDoor;
+import io.reactiveregistry.server.http.HandlerInItsOwnTask;
 import io.reactiveregistry.server.http.SlowClients;
 import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.security.Access;
@@ -83,7 +84,7 @@ public final class NacosDoor {
     try {
       DisposableServer http = SlowClients.bounded(tls == null ? server : server.secure(spec -> spec.sslContext(tls)),
               idleTimeout)
-          .handle(api::handle)
+          .handle(HandlerInItsOwnTask.of(api::handle))
           .bindNow();
       return new NacosDoor(grpc, http);
     } catch (RuntimeException e) {
