@@ -1,6 +1,9 @@
 package io.reactiveregistry.server.e2e;
 
 import io.reactiveregistry.server.Main;
+import java.lang.instrument.Instrumentation;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Mono;
@@ -23,7 +26,14 @@ public final class BlockHoundMain {
   private static volatile boolean checking = true;
 
   public static void main(String[] args) {
-    BlockHound.builder()
+    BlockHound.Builder builder = BlockHound.builder();
+    Instrumentation agent = BlockHoundAgent.instrumentation();
+    if (agent != null && runtimeOnBootClassPath()) {
+      // Started by ServerProcess with a class archive: BlockHound's runtime classes are on the
+      // boot class path already, and appending them again would turn class sharing off.
+      builder = builder.with(withoutBootClassPathAppends(agent));
+    }
+    builder
         .loadIntegrations()
         .blockingMethodCallback(method -> {
           if (!checking) {
@@ -48,5 +58,29 @@ public final class BlockHoundMain {
       System.out.println(ACTIVE);
     }
     Main.main(args);
+  }
+
+  /** Looked up in the boot loader only: resolving it through this class's loader would define a second copy. */
+  private static boolean runtimeOnBootClassPath() {
+    try {
+      Class.forName("reactor.blockhound.BlockHoundRuntime", false, null);
+      return true;
+    } catch (ClassNotFoundException notThere) {
+      return false;
+    }
+  }
+
+  private static Instrumentation withoutBootClassPathAppends(Instrumentation instrumentation) {
+    return (Instrumentation) Proxy.newProxyInstance(BlockHoundMain.class.getClassLoader(),
+        new Class<?>[] {Instrumentation.class}, (proxy, method, arguments) -> {
+          if (method.getName().equals("appendToBootstrapClassLoaderSearch")) {
+            return null;
+          }
+          try {
+            return method.invoke(instrumentation, arguments);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
   }
 }

@@ -85,9 +85,9 @@ public final class ServerProcess implements AutoCloseable {
         // C1 only: these servers live for seconds, and on two cores C2's compiling at start took
         // the CPU the test's own clients and the other members need. Nothing tested depends on it.
         "-XX:TieredStopAtLevel=1",
-        "-XX:+AllowRedefinitionToAddDeleteMethods",
-        "-cp", System.getProperty("java.class.path"), BlockHoundMain.class.getName(),
-        "--host", host, "--ws-port", "0", "--http-port", "0",
+        "-XX:+AllowRedefinitionToAddDeleteMethods"));
+    command.addAll(ServerClassArchive.options()); // the class path, and the class archive where the module has one
+    command.addAll(List.of(BlockHoundMain.class.getName(), "--host", host, "--ws-port", "0", "--http-port", "0",
         "--data-dir", dataDir.toString()));
     if (!extraArgs.contains("--nacos-port")) {
       command.addAll(List.of("--nacos-port", "-1")); // the Nacos door's fixed ports: only where a test asks
