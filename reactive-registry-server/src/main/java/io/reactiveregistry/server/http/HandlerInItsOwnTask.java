@@ -5,6 +5,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import org.reactivestreams.Publisher;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -37,7 +38,8 @@ public final class HandlerInItsOwnTask {
         Publisher<Void> answer;
         try {
           answer = handler.apply(request, response);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // as Reactor Netty treats a handler that throws: an error answer, not a hang
+          Exceptions.throwIfJvmFatal(e);
           sink.error(e);
           return;
         }
