@@ -48,7 +48,7 @@ import java.util.stream.Collectors;
 final class ServerClassArchive {
   static final String PROPERTY = "registry.test.classArchive";
   private static final Path ROOT = Path.of("target", "server-class-archive");
-  private static volatile List<String> options;
+  private static List<String> options; // guarded by the class: options() is synchronized
 
   private ServerClassArchive() {}
 
@@ -65,12 +65,11 @@ final class ServerClassArchive {
   }
 
   private static List<String> prepare() {
-    String[] entries = System.getProperty("java.class.path").split(File.pathSeparator);
-    String jars = Arrays.stream(entries).filter(entry -> entry.endsWith(".jar")).collect(Collectors.joining(
-        File.pathSeparator));
     if (!Boolean.getBoolean(PROPERTY) || !fromJar(Main.class) || !fromJar(BlockHoundMain.class)) {
       return plain();
     }
+    String jars = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(entry -> entry.endsWith(".jar")).collect(Collectors.joining(File.pathSeparator));
     try {
       // A jar rebuilt at the same path makes the JVM refuse the archive: each jar's size and time count.
       StringBuilder key = new StringBuilder(System.getProperty("java.vm.version"));
