@@ -5,14 +5,19 @@
 # shape is warmed twice on both, then measured RUNS times, alternating registry and floor.
 # Prints one line per measured run: server CPU, its JIT and GC shares, and the CPU per unit of
 # work without them; RESULTS.md reports the ratios.
-#   load-tests/bench/floor.sh [registrations|heartbeats|fanout|all]   (RUNS=3 by default)
+#   load-tests/bench/floor.sh [registrations|heartbeats|fanout|all]   (RUNS=3 by default;
+#   REGISTRY_JAR=<jar> measures another build of the server against the same floor)
 # Build first: ./mvnw -q -B -DskipTests package -pl reactive-registry-server,load-tests -am
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 what="${1:-all}"
 runs="${RUNS:-3}"
 kit=(java -Xmx4g -jar load-tests/target/load-tests.jar)
-jvm=(java -Xmx1g -Xms1g -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError)
+# The heap is touched before the run (AlwaysPreTouch): a long-running server has touched its heap
+# long ago, while a fresh one's first pass through it costs the kernel a zeroed page per 4 KiB
+# (16 % of the registry's samples in a 30 s heartbeat run, on the threads doing the work).
+jvm=(java -Xmx1g -Xms1g -XX:+UseG1GC -XX:+AlwaysPreTouch -XX:+ExitOnOutOfMemoryError)
+registry_jar="${REGISTRY_JAR:-reactive-registry-server/target/reactive-registry-server.jar}"
 for port in 17070 17080 17170 17180; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then
     echo "port $port is taken (an earlier run's server still stopping?): free it first" >&2
@@ -20,7 +25,7 @@ for port in 17070 17080 17170 17180; do
   fi
 done
 
-"${jvm[@]}" -jar reactive-registry-server/target/reactive-registry-server.jar --in-memory --host 127.0.0.1 \
+"${jvm[@]}" -jar "$registry_jar" --in-memory --host 127.0.0.1 \
   --port 17070 --ws-port 0 --http-port 17080 --nacos-port -1 --self-preservation false \
   --max-connections-per-address 20000 > target-floor-registry.log 2>&1 &
 registry=$!

@@ -552,7 +552,7 @@ public final class RequestLayer {
     Command heartbeat;
     Outcome outcome;
     try {
-      heartbeat = CommandDecoder.decode(Route.INSTANCE_HEARTBEAT, session.owner, body);
+      heartbeat = session.heartbeats.decode(session.owner, body);
       if (heartbeat instanceof Command.HeartbeatAll && session.owner.isShared()) {
         // One owner holds every HTTP caller's instances: "all of mine" would be all of theirs.
         throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "instance is required: over HTTP a heartbeat names the "

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.request;
 
 import io.reactiveregistry.server.core.Owner;
+import io.reactiveregistry.server.wire.RepeatedHeartbeats;
 
 /**
  * What a door's connection is to the request layer: the owner of the ephemeral instances it
@@ -10,6 +11,8 @@ import io.reactiveregistry.server.core.Owner;
  */
 public final class Session {
   final Owner owner;
+  /** The heartbeat bodies this connection sends again and again, decoded once each. */
+  final RepeatedHeartbeats heartbeats = new RepeatedHeartbeats();
 
   Session(Owner owner) {
     this.owner = owner;
