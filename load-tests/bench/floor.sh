@@ -12,7 +12,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 what="${1:-all}"
 runs="${RUNS:-3}"
-kit=(java -Xmx4g -jar load-tests/target/load-tests.jar)
+# The load kit runs with C1 only: a fresh generator JVM per run otherwise spends a third of its CPU
+# in the C2 compiler during the run, on the cores the server needs (measured in a fan-out run:
+# 8.9-9.7 s of generator CPU with C2, 7.7-8.3 s without; RESULTS.md, 2026-12-06). The same for
+# the registry's runs and the floor's. Its CPU is printed beside the server's.
+kit=(/usr/bin/time -f "generator CPU: %U s user, %S s system" java -Xmx4g -XX:TieredStopAtLevel=1
+  -jar load-tests/target/load-tests.jar)
 # The heap is touched before the run (AlwaysPreTouch): a long-running server has touched its heap
 # long ago, while a fresh one's first pass through it costs the kernel a zeroed page per 4 KiB
 # (16 % of the registry's samples in a 30 s heartbeat run, on the threads doing the work).
@@ -44,6 +49,7 @@ run() {
   local out
   out=$("${kit[@]}" "$@" --target tcp://127.0.0.1:$port --server-pid "$pid" 2>&1) || true
   echo "$out" | grep -E "^(server CPU|error|FAIL)" | sed "s/^/    $label: /" >&2
+  echo "$out" | grep -E "^generator CPU" | sed "s/^/$label  /"
   echo "$out" | awk -v label="$label" -v units="$units" -v unit="$unit" '
     /^push / { printf "%-9s push p50 %s ms, p99 %s ms, max %s ms (%s of %s delivered)\n", label, $6, $9, $10, $3, $2 }
     /^server CPU:/ {
