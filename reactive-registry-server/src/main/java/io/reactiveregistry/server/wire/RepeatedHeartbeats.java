@@ -8,6 +8,7 @@ import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.Owner;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The heartbeats one connection sends, each body decoded once. A client sends the same bytes for
@@ -17,18 +18,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * function of the bytes and the owner, which is the connection's, so the command is the one
  * decoding would give. A body that breaks a rule is never kept: it is refused every time.
  *
- * <p>Kept by content, at most {@value #MOST_KEPT} bodies a connection: a full table starts over,
- * so a client heartbeating more instances than that has them decoded again. Safe to share between threads: every HTTP caller shares
- * one session.
+ * <p>Kept by content, at most {@value #KEPT_BYTES} bytes of bodies a connection (a client's
+ * heartbeats for some hundred instances; a full table starts over, so a client with more has them
+ * decoded again, as before): what a connection can make the server hold stays small. Safe to share
+ * between threads: every HTTP caller shares one session.
  */
 public final class RepeatedHeartbeats {
-  private static final int MOST_KEPT = 1024;
+  private static final int KEPT_BYTES = 32 * 1024;
   /** A body larger than this (an instance with much metadata) is decoded every time. */
   private static final int LARGEST_KEPT = 2048;
 
   private record Kept(Owner owner, Command command) {}
 
   private final Map<Body, Kept> kept = new ConcurrentHashMap<>();
+  private final AtomicInteger keptBytes = new AtomicInteger();
 
   /** {@code instance.heartbeat}'s command for {@code body}, as {@link CommandDecoder#decode} gives it. */
   public Command decode(Owner owner, ByteBuf body) {
@@ -42,8 +45,9 @@ public final class RepeatedHeartbeats {
     }
     Body copy = new Body(Unpooled.wrappedBuffer(ByteBufUtil.getBytes(body)));
     Command command = CommandDecoder.decode(Route.INSTANCE_HEARTBEAT, owner, body);
-    if (kept.size() >= MOST_KEPT) {
+    if (keptBytes.addAndGet(copy.bytes.readableBytes()) > KEPT_BYTES) {
       kept.clear();
+      keptBytes.set(copy.bytes.readableBytes());
     }
     kept.put(copy, new Kept(owner, command));
     return command;
