@@ -56,6 +56,9 @@ class FloorServerTest {
     RunResult fanOut = run("SubscriptionFanOut", "subscribers", "20", "updates", "10", "interval-ms", "20");
     assertThat(stats(fanOut, "push").ok()).as("every change to every subscriber, timed").isEqualTo(200);
     assertThat(fanOut.assertions()).allMatch(assertion -> assertion.passed());
+
+    RunResult lean = run("SubscriptionFanOut", "subscribers", "20", "updates", "10", "interval-ms", "20", "lean", "1");
+    assertThat(stats(lean, "push").ok()).as("and to every lean subscriber").isEqualTo(200);
   }
 
   @Test

@@ -1,8 +1,10 @@
 package io.reactiveregistry.loadtest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.reactiveregistry.loadtest.dsl.Assertion;
+import io.reactiveregistry.loadtest.engine.LeanStream;
 import io.reactiveregistry.loadtest.engine.RunResult;
 import io.reactiveregistry.loadtest.engine.Runner;
 import io.reactiveregistry.loadtest.engine.Target;
@@ -13,6 +15,7 @@ import io.reactiveregistry.loadtest.simulations.BuiltIn;
 import io.reactiveregistry.loadtest.simulations.Params;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
+import io.rsocket.util.DefaultPayload;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Mono;
 
 /** Every built-in simulation at a tiny scale against an in-process server, with its report checked. */
 class SimulationsTest {
@@ -121,6 +125,29 @@ class SimulationsTest {
     assertThat(stats(result, "push").ok()).isEqualTo(200);
     assertThat(result.passed()).isTrue();
     reportOf(result);
+  }
+
+  @Test
+  void leanSubscribersReadTheSameFanOutFrameByFrame() throws Exception {
+    RunResult result = run("SubscriptionFanOut", "subscribers", "20", "updates", "10", "interval-ms", "50",
+        "warmup-ms", "10000", "lean", "1");
+
+    assertThat(stats(result, "subscribe").ok()).isEqualTo(20);
+    assertThat(stats(result, "push").ok()).as("every change to every lean subscriber, timed").isEqualTo(200);
+    assertThat(stats(result, "push").p99Us()).isPositive();
+    assertThat(result.stats()).extracting(RequestStats::name).as("only the publisher connected the RSocket client")
+        .containsOnlyOnce("connect");
+    assertThat(stats(result, "connect").ok()).isEqualTo(1);
+    assertThat(result.passed()).isTrue();
+  }
+
+  @Test
+  void aLeanStreamTheServerRefusesFailsWithTheServersReason() {
+    Target target = new Target("127.0.0.1", server.tcpPort());
+    Mono<Void> refused = LeanStream.hold(target.endpoint(0), null, DefaultPayload.create("{\"client\":\"lean\"}"),
+        "service.subscribe", "{\"service\":\"\"}", Duration.ofSeconds(10), (data, now) -> { });
+
+    assertThatThrownBy(() -> refused.block(Duration.ofSeconds(5))).hasMessageContaining("service");
   }
 
   @Test

@@ -1,10 +1,14 @@
 package io.reactiveregistry.loadtest.dsl;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.reactiveregistry.loadtest.engine.VirtualUser;
 import io.reactiveregistry.loadtest.engine.VirtualUser.Registered;
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.CatalogEvent;
 import io.reactiveregistry.protocol.message.ServiceEvent;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -258,6 +262,65 @@ public final class Steps {
           .take(hold)
           .then();
     };
+  }
+
+  /**
+   * As {@link #subscribe}, for fan-outs too wide for the RSocket client on the generator's cores:
+   * the subscription on a connection of its own, read frame by frame ({@link VirtualUser#leanStream}),
+   * each UPSERT's send time read from its bytes without parsing the event. Records {@code subscribe}
+   * and {@code push} as {@link #subscribe} does; needs no {@code connect()}.
+   */
+  public static Step subscribeLean(String service, Duration hold) {
+    String body = "{\"service\":\"" + service + "\"}";
+    return user -> {
+      long start = System.nanoTime();
+      boolean[] first = {true};
+      return user.leanStream("service.subscribe", body, hold, (event, now) -> {
+        if (first[0]) {
+          first[0] = false;
+          user.metrics().record("subscribe", start, now, true);
+          return;
+        }
+        long sent = sentAt(event);
+        if (sent >= 0) {
+          user.metrics().record("push", sent, now, true);
+        }
+      });
+    };
+  }
+
+  private static final ByteBuf UPSERT_START = Unpooled.unreleasableBuffer(
+      Unpooled.copiedBuffer("{\"type\":\"" + ServiceEvent.UPSERT + "\"", StandardCharsets.UTF_8));
+  private static final ByteBuf SENT_AT_KEY = Unpooled.unreleasableBuffer(
+      Unpooled.copiedBuffer("\"" + SENT_AT + "\":\"", StandardCharsets.UTF_8));
+
+  /**
+   * The send time an UPSERT of {@link #publishUpdates} carries, read from the event's JSON bytes as
+   * the server writes them (the type first); -1 for any other event.
+   */
+  static long sentAt(ByteBuf event) {
+    int from = event.readerIndex();
+    int length = UPSERT_START.readableBytes();
+    if (event.readableBytes() < length || !ByteBufUtil.equals(event, from, UPSERT_START, 0, length)) {
+      return -1;
+    }
+    int at = ByteBufUtil.indexOf(SENT_AT_KEY, event);
+    if (at < 0) {
+      return -1;
+    }
+    long value = 0;
+    int digits = 0;
+    for (int i = at + SENT_AT_KEY.readableBytes(); i < event.writerIndex(); i++, digits++) {
+      byte b = event.getByte(i);
+      if (b == '"') {
+        return digits == 0 ? -1 : value;
+      }
+      if (b < '0' || b > '9') {
+        return -1;
+      }
+      value = value * 10 + (b - '0');
+    }
+    return -1;
   }
 
   /**

@@ -77,6 +77,11 @@ public record Target(List<Endpoint> endpoints, String token, SslContext tls) {
     return transportTo(Math.floorMod(userId, endpoints.size()));
   }
 
+  /** The address for virtual user {@code userId}: the addresses in turn, as {@link #transport}. */
+  public Endpoint endpoint(int userId) {
+    return endpoints.get(Math.floorMod(userId, endpoints.size()));
+  }
+
   /** The index of the address for virtual user {@code userId} among those other than {@code member}, in turn. */
   public int avoiding(int member, int userId) {
     if (endpoints.size() < 2) {

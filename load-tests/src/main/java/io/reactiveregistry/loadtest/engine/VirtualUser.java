@@ -13,6 +13,7 @@ import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -181,6 +182,14 @@ public final class VirtualUser {
 
   public Mono<Void> fire(String route, String json) {
     return Mono.defer(() -> requireConnected().fireAndForget(payload(route, json)));
+  }
+
+  /**
+   * A stream on a connection of its own, read frame by frame ({@link LeanStream}): for a user
+   * that only subscribes and counts, without the RSocket client (no {@code connect()} needed).
+   */
+  public Mono<Void> leanStream(String route, String json, Duration hold, LeanStream.Listener listener) {
+    return Mono.defer(() -> LeanStream.hold(target.endpoint(id), target.tls(), setup(), route, json, hold, listener));
   }
 
   public Flux<String> stream(String route, String json) {

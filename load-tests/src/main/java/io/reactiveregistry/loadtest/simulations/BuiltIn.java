@@ -25,8 +25,10 @@ import static io.reactiveregistry.loadtest.dsl.Steps.resubscribe;
 import static io.reactiveregistry.loadtest.dsl.Steps.spreadHeartbeats;
 import static io.reactiveregistry.loadtest.dsl.Steps.subscribe;
 import static io.reactiveregistry.loadtest.dsl.Steps.subscribeCatalog;
+import static io.reactiveregistry.loadtest.dsl.Steps.subscribeLean;
 
 import io.reactiveregistry.loadtest.dsl.Assertion;
+import io.reactiveregistry.loadtest.dsl.Scenario;
 import io.reactiveregistry.loadtest.dsl.Simulation;
 import io.reactiveregistry.loadtest.dsl.SimulationDefinition;
 import java.time.Duration;
@@ -147,11 +149,20 @@ public final class BuiltIn {
     // In a cluster: the publisher on this member of --target, every subscriber on another one, so
     // that each change is timed across the replication between nodes.
     int publisherMember = p.integer("publisher-member", -1);
+    // --lean 1: subscribers read frames on plain Netty instead of the RSocket client, so that a
+    // wide fan-out's generator costs less than the server it measures.
+    boolean lean = p.integer("lean", 0) == 1;
+    if (lean && publisherMember >= 0) {
+      throw new IllegalArgumentException("--lean 1 subscribers take the target's addresses in turn; "
+          + "--publisher-member needs the RSocket client's subscribers (--lean 0)");
+    }
     Duration hold = warmup.plus(interval.multipliedBy(updates)).plusSeconds(2);
+    Scenario subscribing = lean ? scenario("subscribers").exec(subscribeLean("fanout", hold))
+        : scenario("subscribers").exec(publisherMember < 0 ? connect() : connectAvoiding(publisherMember))
+            .exec(subscribe("fanout", hold));
     return Simulation.named("SubscriptionFanOut")
         .setUp(
-            scenario("subscribers").exec(publisherMember < 0 ? connect() : connectAvoiding(publisherMember))
-                .exec(subscribe("fanout", hold)).inject(atOnceUsers(subscribers)),
+            subscribing.inject(atOnceUsers(subscribers)),
             // The publisher creates the service first: a service that appears reaches its
             // subscribers as a fresh SNAPSHOT, and only UPSERTs of existing ones are timed. It
             // publishes once every subscriber has its first SNAPSHOT.
