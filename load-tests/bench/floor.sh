@@ -4,7 +4,8 @@
 # registry), each server in its own JVM with the same flags, on this machine's two cores. Each
 # shape is warmed twice on both, then measured RUNS times, alternating registry and floor.
 # Prints one line per measured run: server CPU, its JIT and GC shares, and the CPU per unit of
-# work without them; RESULTS.md reports the ratios.
+# work without them; the generator's CPU; for pushes, the end-to-end latency and the registry's
+# own (its push-latency histogram, read from its /metrics); RESULTS.md reports the ratios.
 #   load-tests/bench/floor.sh [registrations|heartbeats|fanout|all]   (RUNS=3 by default;
 #   REGISTRY_JAR=<jar> measures another build of the server against the same floor)
 # Build first: ./mvnw -q -B -DskipTests package -pl reactive-registry-server,load-tests -am
@@ -47,9 +48,11 @@ run() {
   local label=$1 pid=$2 port=$3 units=$4 unit=$5
   shift 5
   local out
-  out=$("${kit[@]}" "$@" --target tcp://127.0.0.1:$port --server-pid "$pid" 2>&1) || true
+  out=$("${kit[@]}" "$@" --target tcp://127.0.0.1:$port --server-pid "$pid" \
+    --metrics-url "http://127.0.0.1:$((port + 10))/metrics" 2>&1) || true
   echo "$out" | grep -E "^(server CPU|error|FAIL)" | sed "s/^/    $label: /" >&2
   echo "$out" | grep -E "^generator CPU" | sed "s/^/$label  /"
+  echo "$out" | grep -E "^server push:" | sed "s/^/$label  /"
   echo "$out" | awk -v label="$label" -v units="$units" -v unit="$unit" '
     /^push / { printf "%-9s push p50 %s ms, p99 %s ms, max %s ms (%s of %s delivered)\n", label, $6, $9, $10, $3, $2 }
     /^server CPU:/ {
@@ -87,7 +90,9 @@ if [ "$what" = heartbeats ] || [ "$what" = all ]; then
     LoneHeartbeats --duration-ms 30000
 fi
 if [ "$what" = fanout ] || [ "$what" = all ]; then
-  # One change every 50 ms to 1,000 subscribers on 1,000 connections: 200,000 pushes.
+  # One change every 50 ms to 1,000 subscribers on 1,000 connections: 200,000 pushes. The
+  # subscribers are lean (frames read on plain Netty, no RSocket client, no JSON): with the RSocket
+  # client the generator cost twice the server's CPU on the same two cores (RESULTS.md, 2026-12-06).
   shape "one change to 1,000 subscribers" 200000 push SubscriptionFanOut --subscribers 1000 --updates 200 \
-    --interval-ms 50
+    --interval-ms 50 --lean 1
 fi

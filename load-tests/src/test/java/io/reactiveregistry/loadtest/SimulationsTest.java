@@ -18,6 +18,7 @@ import io.reactiveregistry.server.ServerConfig;
 import io.rsocket.util.DefaultPayload;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -129,8 +130,11 @@ class SimulationsTest {
 
   @Test
   void leanSubscribersReadTheSameFanOutFrameByFrame() throws Exception {
-    RunResult result = run("SubscriptionFanOut", "subscribers", "20", "updates", "10", "interval-ms", "50",
-        "warmup-ms", "10000", "lean", "1");
+    ran.add("SubscriptionFanOut");
+    Params p = new Params(Map.of("subscribers", "20", "updates", "10", "interval-ms", "50", "warmup-ms", "10000",
+        "lean", "1"));
+    RunResult result = Runner.run(BuiltIn.build("SubscriptionFanOut", p), new Target("127.0.0.1", server.tcpPort()),
+        p.used(), null, URI.create("http://127.0.0.1:" + server.httpPort() + "/metrics"));
 
     assertThat(stats(result, "subscribe").ok()).isEqualTo(20);
     assertThat(stats(result, "push").ok()).as("every change to every lean subscriber, timed").isEqualTo(200);
@@ -139,6 +143,13 @@ class SimulationsTest {
         .containsOnlyOnce("connect");
     assertThat(stats(result, "connect").ok()).isEqualTo(1);
     assertThat(result.passed()).isTrue();
+    assertThat(result.serverPush()).as("the server's own push latency, read from its histogram").isNotNull();
+    // The 200 timed changes, and around them the publisher's instance appearing and going.
+    assertThat(result.serverPush().events()).as("the run's pushes").isBetween(200L, 300L);
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    ConsoleReport.print(result, new PrintStream(console, true, StandardCharsets.UTF_8));
+    assertThat(console.toString(StandardCharsets.UTF_8)).contains("server push: " + result.serverPush().events()
+        + " events, p50 ");
   }
 
   @Test

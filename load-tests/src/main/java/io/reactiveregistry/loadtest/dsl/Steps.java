@@ -1,8 +1,6 @@
 package io.reactiveregistry.loadtest.dsl;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import io.reactiveregistry.loadtest.engine.VirtualUser;
 import io.reactiveregistry.loadtest.engine.VirtualUser.Registered;
 import io.reactiveregistry.protocol.codec.JsonCodec;
@@ -289,31 +287,47 @@ public final class Steps {
     };
   }
 
-  private static final ByteBuf UPSERT_START = Unpooled.unreleasableBuffer(
-      Unpooled.copiedBuffer("{\"type\":\"" + ServiceEvent.UPSERT + "\"", StandardCharsets.UTF_8));
-  private static final ByteBuf SENT_AT_KEY = Unpooled.unreleasableBuffer(
-      Unpooled.copiedBuffer("\"" + SENT_AT + "\":\"", StandardCharsets.UTF_8));
+  private static final byte[] UPSERT_START = ("{\"type\":\"" + ServiceEvent.UPSERT + "\"")
+      .getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SENT_AT_KEY = ("\"" + SENT_AT + "\":\"").getBytes(StandardCharsets.UTF_8);
+  /** Each lean event loop's copy of the event being read: one copy, then plain array scans. */
+  private static final ThreadLocal<byte[]> EVENT_BYTES = ThreadLocal.withInitial(() -> new byte[1024]);
 
   /**
    * The send time an UPSERT of {@link #publishUpdates} carries, read from the event's JSON bytes as
-   * the server writes them (the type first); -1 for any other event.
+   * the server writes them (the type first); -1 for any other event. The key is looked for from the
+   * end, where the instance's metadata is: a fraction of the bytes {@code ByteBufUtil.indexOf}
+   * walked from the start, at 40 % of the generator's CPU.
    */
   static long sentAt(ByteBuf event) {
-    int from = event.readerIndex();
-    int length = UPSERT_START.readableBytes();
-    if (event.readableBytes() < length || !ByteBufUtil.equals(event, from, UPSERT_START, 0, length)) {
+    int length = event.readableBytes();
+    if (length < UPSERT_START.length) {
       return -1;
     }
-    int at = ByteBufUtil.indexOf(SENT_AT_KEY, event);
-    if (at < 0) {
+    byte[] bytes = EVENT_BYTES.get();
+    if (bytes.length < length) {
+      bytes = new byte[Math.max(length, 2 * bytes.length)];
+      EVENT_BYTES.set(bytes);
+    }
+    event.getBytes(event.readerIndex(), bytes, 0, length);
+    if (!Arrays.equals(bytes, 0, UPSERT_START.length, UPSERT_START, 0, UPSERT_START.length)) {
       return -1;
     }
+    for (int at = length - SENT_AT_KEY.length; at >= UPSERT_START.length; at--) {
+      if (Arrays.equals(bytes, at, at + SENT_AT_KEY.length, SENT_AT_KEY, 0, SENT_AT_KEY.length)) {
+        return digitsUntilQuote(bytes, at + SENT_AT_KEY.length, length);
+      }
+    }
+    return -1;
+  }
+
+  /** The whole number written from {@code from} up to a closing quote; -1 if anything else is there. */
+  private static long digitsUntilQuote(byte[] bytes, int from, int end) {
     long value = 0;
-    int digits = 0;
-    for (int i = at + SENT_AT_KEY.readableBytes(); i < event.writerIndex(); i++, digits++) {
-      byte b = event.getByte(i);
+    for (int i = from; i < end; i++) {
+      byte b = bytes[i];
       if (b == '"') {
-        return digits == 0 ? -1 : value;
+        return i == from ? -1 : value;
       }
       if (b < '0' || b > '9') {
         return -1;

@@ -11,7 +11,15 @@ import java.util.Map;
 public record RunResult(
     String simulation, Target target, Instant startedAt, double durationSeconds, int users,
     Map<String, String> parameters, List<RequestStats> stats, List<Assertion.Result> assertions, Metrics metrics,
-    ServerUsage serverUsage) {
+    ServerUsage serverUsage, ServerPushLatency serverPush) {
+
+  /** Without the server's push latency (a server that does not publish it, or no push in the run). */
+  public RunResult(String simulation, Target target, Instant startedAt, double durationSeconds, int users,
+      Map<String, String> parameters, List<RequestStats> stats, List<Assertion.Result> assertions, Metrics metrics,
+      ServerUsage serverUsage) {
+    this(simulation, target, startedAt, durationSeconds, users, parameters, stats, assertions, metrics, serverUsage,
+        null);
+  }
 
   public boolean passed() {
     return assertions.stream().allMatch(Assertion.Result::passed);

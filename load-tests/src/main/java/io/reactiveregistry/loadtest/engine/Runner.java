@@ -110,6 +110,7 @@ public final class Runner {
     Instant startedAt = Instant.now();
     ServerCpu.Reading cpuBefore = serverPid == null ? null : ServerCpu.read(serverPid);
     ServerMetrics.Reading before = serverPid == null && metrics != null ? ServerMetrics.read(metrics) : null;
+    var pushesBefore = metrics == null ? null : ServerPushLatency.scrape(metrics);
     log.info("running {} against {} with {} users", simulation.name(), target, users.size());
     Disposable lines = ProgressLines.start(measured, progressPeriod, progress);
     Flux.merge(Flux.fromIterable(users), Integer.MAX_VALUE)
@@ -125,6 +126,8 @@ public final class Runner {
     measured.finish();
     ServerCpu.Reading cpuAfter = serverPid == null ? null : ServerCpu.read(serverPid);
     ServerMetrics.Reading after = before == null ? null : ServerMetrics.read(metrics);
+    ServerPushLatency serverPush = pushesBefore == null ? null
+        : ServerPushLatency.between(pushesBefore, ServerPushLatency.scrape(metrics));
     RunResult.ServerUsage usage = null;
     if (cpuBefore != null && cpuBefore.total() >= 0 && cpuAfter.total() >= 0) {
       ServerCpu.Reading spent = cpuAfter.since(cpuBefore);
@@ -141,7 +144,7 @@ public final class Runner {
         simulation.assertions().stream().map(a -> a.evaluate(stats, serverCpu, measured)).toList());
     results.add(everyScenarioCompleted(stats));
     return new RunResult(simulation.name(), target, startedAt, measured.elapsedSeconds(), users.size(), parameters,
-        stats, results, measured, usage);
+        stats, results, measured, usage, serverPush);
   }
 
   private static void leave(VirtualUser user, Metrics measured, AtomicBoolean left) {

@@ -2,6 +2,7 @@ package io.reactiveregistry.loadtest.report;
 
 import io.reactiveregistry.loadtest.dsl.Assertion;
 import io.reactiveregistry.loadtest.engine.RunResult;
+import io.reactiveregistry.loadtest.engine.ServerPushLatency;
 import io.reactiveregistry.loadtest.metrics.Metrics;
 import io.reactiveregistry.loadtest.metrics.RequestStats;
 import java.io.PrintStream;
@@ -35,6 +36,12 @@ public final class ConsoleReport {
               usage.jitSeconds(), usage.gcSeconds()),
           usage.heapBytesAtEnd() < 0 ? "" : String.format(Locale.ROOT, "; heap in use at the end: %.1f MB",
               usage.heapBytesAtEnd() / 1e6), usage.source());
+    }
+    if (result.serverPush() != null) {
+      ServerPushLatency push = result.serverPush();
+      out.printf(Locale.ROOT, "server push: %d events, p50 %.2f ms, p99 %.2f ms (bucket <= %.0f ms), from a change to "
+          + "its event taken for the subscriber's socket%n", push.events(), push.p50Ms(), push.p99Ms(),
+          push.p99BucketMs());
     }
     for (Metrics.ErrorCount error : result.metrics().errors()) {
       out.printf(Locale.ROOT, "error %-18s %7d x %s%n", error.request(), error.count(), error.message());
