@@ -6,7 +6,7 @@
 # Prints one line per measured run: server CPU, its JIT and GC shares, and the CPU per unit of
 # work without them; the generator's CPU; for pushes, the end-to-end latency and the registry's
 # own (its push-latency histogram, read from its /metrics); RESULTS.md reports the ratios.
-#   load-tests/bench/floor.sh [registrations|heartbeats|fanout|all]   (RUNS=3 by default;
+#   load-tests/bench/floor.sh [registrations|heartbeats|fanout|all|fanout-10k]   (RUNS=3 by default;
 #   REGISTRY_JAR=<jar> measures another build of the server against the same floor)
 # Build first: ./mvnw -q -B -DskipTests package -pl reactive-registry-server,load-tests -am
 set -euo pipefail
@@ -51,8 +51,8 @@ run() {
   out=$("${kit[@]}" "$@" --target tcp://127.0.0.1:$port --server-pid "$pid" \
     --metrics-url "http://127.0.0.1:$((port + 10))/metrics" 2>&1) || true
   echo "$out" | grep -E "^(server CPU|error|FAIL)" | sed "s/^/    $label: /" >&2
-  echo "$out" | grep -E "^generator CPU" | sed "s/^/$label  /"
-  echo "$out" | grep -E "^server push:" | sed "s/^/$label  /"
+  echo "$out" | grep -E "^generator CPU" | tr '\n' ' ' | sed "s/^/$label  /"; echo
+  echo "$out" | { grep -E "^server push:" || true; } | sed "s/^/$label  /"
   echo "$out" | awk -v label="$label" -v units="$units" -v unit="$unit" '
     /^push / { printf "%-9s push p50 %s ms, p99 %s ms, max %s ms (%s of %s delivered)\n", label, $6, $9, $10, $3, $2 }
     /^server CPU:/ {
@@ -95,4 +95,9 @@ if [ "$what" = fanout ] || [ "$what" = all ]; then
   # client the generator cost twice the server's CPU on the same two cores (RESULTS.md, 2026-12-06).
   shape "one change to 1,000 subscribers" 200000 push SubscriptionFanOut --subscribers 1000 --updates 200 \
     --interval-ms 50 --lean 1
+fi
+if [ "$what" = fanout-10k ]; then
+  # One change every 200 ms to 10,000 lean subscribers on 10,000 connections: 500,000 pushes.
+  shape "one change to 10,000 subscribers" 500000 push SubscriptionFanOut --subscribers 10000 --updates 50 \
+    --interval-ms 200 --warmup-ms 30000 --lean 1
 fi

@@ -149,7 +149,8 @@ class SimulationsTest {
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     ConsoleReport.print(result, new PrintStream(console, true, StandardCharsets.UTF_8));
     assertThat(console.toString(StandardCharsets.UTF_8)).contains("server push: " + result.serverPush().events()
-        + " events, p50 ");
+        + " events, p50 ").contains("generator CPU during the run: ");
+    assertThat(result.generatorCpuSeconds()).as("this process's CPU over the run").isPositive();
   }
 
   @Test

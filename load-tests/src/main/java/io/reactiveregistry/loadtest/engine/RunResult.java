@@ -11,14 +11,17 @@ import java.util.Map;
 public record RunResult(
     String simulation, Target target, Instant startedAt, double durationSeconds, int users,
     Map<String, String> parameters, List<RequestStats> stats, List<Assertion.Result> assertions, Metrics metrics,
-    ServerUsage serverUsage, ServerPushLatency serverPush) {
+    ServerUsage serverUsage, ServerPushLatency serverPush, double generatorCpuSeconds) {
 
-  /** Without the server's push latency (a server that does not publish it, or no push in the run). */
+  /**
+   * Without the server's push latency (a server that does not publish it, or no push in the run)
+   * and the generator's own CPU (-1: not measured).
+   */
   public RunResult(String simulation, Target target, Instant startedAt, double durationSeconds, int users,
       Map<String, String> parameters, List<RequestStats> stats, List<Assertion.Result> assertions, Metrics metrics,
       ServerUsage serverUsage) {
     this(simulation, target, startedAt, durationSeconds, users, parameters, stats, assertions, metrics, serverUsage,
-        null);
+        null, -1);
   }
 
   public boolean passed() {

@@ -109,6 +109,7 @@ public final class Runner {
     }
     Instant startedAt = Instant.now();
     ServerCpu.Reading cpuBefore = serverPid == null ? null : ServerCpu.read(serverPid);
+    long generatorCpuBefore = generatorCpuNanos();
     ServerMetrics.Reading before = serverPid == null && metrics != null ? ServerMetrics.read(metrics) : null;
     var pushesBefore = metrics == null ? null : ServerPushLatency.scrape(metrics);
     log.info("running {} against {} with {} users", simulation.name(), target, users.size());
@@ -125,6 +126,7 @@ public final class Runner {
     everyone.forEach(VirtualUser::dispose);
     measured.finish();
     ServerCpu.Reading cpuAfter = serverPid == null ? null : ServerCpu.read(serverPid);
+    long generatorCpu = generatorCpuNanos() - generatorCpuBefore;
     ServerMetrics.Reading after = before == null ? null : ServerMetrics.read(metrics);
     ServerPushLatency serverPush = pushesBefore == null ? null
         : ServerPushLatency.between(pushesBefore, ServerPushLatency.scrape(metrics));
@@ -144,7 +146,16 @@ public final class Runner {
         simulation.assertions().stream().map(a -> a.evaluate(stats, serverCpu, measured)).toList());
     results.add(everyScenarioCompleted(stats));
     return new RunResult(simulation.name(), target, startedAt, measured.elapsedSeconds(), users.size(), parameters,
-        stats, results, measured, usage, serverPush);
+        stats, results, measured, usage, serverPush, generatorCpuBefore < 0 ? -1 : generatorCpu / 1e9);
+  }
+
+  /**
+   * This process's CPU so far (-1 when the JVM cannot say): the generator's cost during the run,
+   * without its JVM's start, to compare with the server's on the same cores.
+   */
+  private static long generatorCpuNanos() {
+    return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
   }
 
   private static void leave(VirtualUser user, Metrics measured, AtomicBoolean left) {

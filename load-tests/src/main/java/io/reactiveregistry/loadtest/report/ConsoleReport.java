@@ -37,6 +37,10 @@ public final class ConsoleReport {
           usage.heapBytesAtEnd() < 0 ? "" : String.format(Locale.ROOT, "; heap in use at the end: %.1f MB",
               usage.heapBytesAtEnd() / 1e6), usage.source());
     }
+    if (result.generatorCpuSeconds() >= 0) {
+      out.printf(Locale.ROOT, "generator CPU during the run: %.2f s (this process, its start left out)%n",
+          result.generatorCpuSeconds());
+    }
     if (result.serverPush() != null) {
       ServerPushLatency push = result.serverPush();
       out.printf(Locale.ROOT, "server push: %d events, p50 %.2f ms, p99 %.2f ms (bucket <= %.0f ms), from a change to "
