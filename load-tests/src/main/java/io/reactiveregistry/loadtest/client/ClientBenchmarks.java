@@ -22,6 +22,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
@@ -57,6 +58,11 @@ public final class ClientBenchmarks implements Callable<Integer> {
       + "this jar (reactive-registry-server/target/reactive-registry-server.jar), so that its CPU is measured apart "
       + "from the clients'; default: embedded in this process")
   String serverJar;
+
+  @Option(names = "--lean", description = "reconnect-storm only: the fleet as lean clients (plain Netty, frames read "
+      + "as bytes; registration, coalescing watch, heartbeats, the Java client's reconnect backoff) instead of Java "
+      + "clients, so that the generator costs less than the server it measures")
+  boolean lean;
 
   @Option(names = "--target", description = "idle-client only: a server in another process (tcp://127.0.0.1:7070), "
       + "so that the heap and CPU measured are the client's alone")
@@ -117,21 +123,8 @@ public final class ClientBenchmarks implements Callable<Integer> {
     StormServer server = serverJar == null ? new EmbeddedServer() : new ServerProcess(serverJar, port);
     server.start();
     ServiceName fleet = ServiceName.of("fleet");
-    List<RegistryClient> clients = new ArrayList<>();
-    AtomicReferenceArray<ServiceView> views = new AtomicReferenceArray<>(count);
+    Fleet clients = lean ? new LeanFleet(fleet) : new FullFleet(fleet);
     List<Disposable> watches = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      RegistryClient client = RegistryClient.builder().servers("tcp://127.0.0.1:" + port).clientName("fleet-" + i)
-          .reconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
-      clients.add(client);
-    }
-    Flux.range(0, count)
-        .flatMap(i -> clients.get(i).register(fleet, InstanceBody.of(ip(i), 8080, null, 1.0, Map.of())), 64)
-        .blockLast(Duration.ofMinutes(2));
-    for (int i = 0; i < count; i++) {
-      int index = i;
-      watches.add(clients.get(i).watch(fleet).subscribe(view -> views.set(index, view)));
-    }
     // An observer outside the fleet notes when each instance is back after the restart: a client
     // starved by the others would show in the tail.
     ConcurrentHashMap<String, Long> backAt = new ConcurrentHashMap<>();
@@ -149,8 +142,9 @@ public final class ClientBenchmarks implements Callable<Integer> {
         backAt.putIfAbsent(event.instance().instanceId(), now);
       }
     }));
-    waitUntil(() -> allCorrect(views), Duration.ofMinutes(2));
-    System.out.printf(Locale.ROOT, "reconnect-storm: %d clients registered and watching; restarting the server%n", count);
+    waitUntil(() -> clients.correctViews() == count, Duration.ofMinutes(2));
+    System.out.printf(Locale.ROOT, "reconnect-storm: %d %sclients registered and watching; restarting the server%n",
+        count, lean ? "lean " : "");
 
     server.stop();
     long down = System.nanoTime();
@@ -160,13 +154,13 @@ public final class ClientBenchmarks implements Callable<Integer> {
     long serverCpuAtStart = server.cpuNanos();
     long processCpuAtStart = processCpuNanos();
     // What the clients see of the fleet: the one with the most instances.
-    IntSupplier largestView = () -> largestView(views);
+    IntSupplier largestView = clients::largestView;
     Disposable progress = Flux.interval(Duration.ofSeconds(1)).subscribe(tick -> System.out.printf(Locale.ROOT,
         "  %2d s: %d registrations back, %d views correct%n", tick + 1, server.registered(largestView),
-        correctViews(views)));
+        clients.correctViews()));
     waitUntil(() -> server.registered(largestView) == count, Duration.ofMinutes(2));
     long registered = System.nanoTime();
-    waitUntil(() -> allCorrect(views), Duration.ofMinutes(2));
+    waitUntil(() -> clients.correctViews() == count, Duration.ofMinutes(2));
     long settled = System.nanoTime();
     progress.dispose();
     long serverCpu = server.cpuNanos() - serverCpuAtStart;
@@ -189,7 +183,7 @@ public final class ClientBenchmarks implements Callable<Integer> {
           + "clients in this process; --server-jar separates them)%n", processCpu / 1e9);
     }
     watches.forEach(Disposable::dispose);
-    Flux.fromIterable(clients).flatMap(RegistryClient::close).blockLast(Duration.ofMinutes(1));
+    clients.close();
     observer.closeAndWait();
     server.stop();
     return 0;
@@ -287,35 +281,104 @@ public final class ClientBenchmarks implements Callable<Integer> {
     }
   }
 
-  private static int largestView(AtomicReferenceArray<ServiceView> views) {
-    int largest = 0;
-    for (int i = 0; i < views.length(); i++) {
-      ServiceView view = views.get(i);
-      if (view != null && !view.stale()) {
-        largest = Math.max(largest, view.instances().size());
-      }
-    }
-    return largest;
+  /** The storm's clients: what their views show. */
+  private interface Fleet {
+    /** The most instances any client's current view shows. */
+    int largestView();
+
+    /** Clients whose current view shows the whole fleet. */
+    int correctViews();
+
+    void close();
   }
 
-  private boolean allCorrect(AtomicReferenceArray<ServiceView> views) {
-    return correctViews(views) == views.length();
-  }
+  /** Java clients ({@code RegistryClient}), each registering its instance and watching the fleet. */
+  private final class FullFleet implements Fleet {
+    private final List<RegistryClient> clients = new ArrayList<>();
+    private final AtomicReferenceArray<ServiceView> views = new AtomicReferenceArray<>(count);
+    private final List<Disposable> watches = new ArrayList<>();
 
-  /** Views that show the whole fleet and are not stale. */
-  private int correctViews(AtomicReferenceArray<ServiceView> views) {
-    int correct = 0;
-    for (int i = 0; i < views.length(); i++) {
-      ServiceView view = views.get(i);
-      if (view != null && !view.stale() && view.instances().size() == count) {
-        correct++;
+    FullFleet(ServiceName fleet) {
+      for (int i = 0; i < count; i++) {
+        clients.add(RegistryClient.builder().servers("tcp://127.0.0.1:" + port).clientName("fleet-" + i)
+            .reconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(2)).build());
+      }
+      Flux.range(0, count)
+          .flatMap(i -> clients.get(i).register(fleet, InstanceBody.of(ip(i), 8080, null, 1.0, Map.of())), 64)
+          .blockLast(Duration.ofMinutes(2));
+      for (int i = 0; i < count; i++) {
+        int index = i;
+        watches.add(clients.get(i).watch(fleet).subscribe(view -> views.set(index, view)));
       }
     }
-    return correct;
+
+    @Override
+    public int largestView() {
+      int largest = 0;
+      for (int i = 0; i < views.length(); i++) {
+        ServiceView view = views.get(i);
+        if (view != null && !view.stale()) {
+          largest = Math.max(largest, view.instances().size());
+        }
+      }
+      return largest;
+    }
+
+    /** Views that show the whole fleet and are not stale. */
+    @Override
+    public int correctViews() {
+      int correct = 0;
+      for (int i = 0; i < views.length(); i++) {
+        ServiceView view = views.get(i);
+        if (view != null && !view.stale() && view.instances().size() == count) {
+          correct++;
+        }
+      }
+      return correct;
+    }
+
+    @Override
+    public void close() {
+      watches.forEach(Disposable::dispose);
+      Flux.fromIterable(clients).flatMap(RegistryClient::close).blockLast(Duration.ofMinutes(1));
+    }
+  }
+
+  /** Lean clients ({@link LeanStormClient}): the same frames, without the Java client's cost. */
+  private final class LeanFleet implements Fleet {
+    private final List<LeanStormClient> clients = new ArrayList<>();
+    private final AtomicInteger errors = new AtomicInteger();
+
+    LeanFleet(ServiceName fleet) {
+      for (int i = 0; i < count; i++) {
+        LeanStormClient client = new LeanStormClient(i, "127.0.0.1", port, fleet.service(), errors);
+        clients.add(client);
+        client.connect();
+      }
+    }
+
+    @Override
+    public int largestView() {
+      return clients.stream().mapToInt(LeanStormClient::viewSize).max().orElse(0);
+    }
+
+    @Override
+    public int correctViews() {
+      return (int) clients.stream().filter(c -> c.registered() && c.viewSize() == count).count();
+    }
+
+    @Override
+    public void close() {
+      clients.forEach(LeanStormClient::close);
+      if (errors.get() > 0) {
+        System.out.printf(Locale.ROOT, "  the lean clients received %d ERROR frames, each client connecting again "
+            + "after one (the first: %s)%n", errors.get(), LeanStormClient.firstError);
+      }
+    }
   }
 
   private static String ip(int i) {
-    return "127.0." + (i / 250) + "." + (i % 250 + 1);
+    return LeanStormClient.ip(i);
   }
 
   private static void waitUntil(BooleanSupplier condition, Duration limit) throws InterruptedException {

@@ -238,6 +238,15 @@ public final class Steps {
   }
 
   /**
+   * Reads the server's push-latency histogram now, as the start or the end of the run's timed
+   * pushes ({@link io.reactiveregistry.loadtest.engine.PushWindow}); off the event loops.
+   */
+  public static Step markTimedPushes(boolean start) {
+    return user -> Mono.fromRunnable(() -> user.pushWindow().mark(start)).subscribeOn(Schedulers.boundedElastic())
+        .then();
+  }
+
+  /**
    * Subscribes to {@code service} and holds the stream for {@code hold}, recording the time to
    * the first SNAPSHOT, the push latency of changes sent by {@link #publishUpdates}, and the
    * close-to-REMOVE latency of instances whose connection was closed abruptly.

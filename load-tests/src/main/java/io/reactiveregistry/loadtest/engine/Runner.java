@@ -56,6 +56,7 @@ public final class Runner {
       java.net.URI metrics, Duration progressPeriod, java.io.PrintStream progress) {
     Metrics measured = new Metrics();
     Map<String, Long> closeMarks = VirtualUser.newCloseMarks();
+    PushWindow pushWindow = new PushWindow(metrics);
     AtomicInteger ids = new AtomicInteger();
     AtomicInteger cancelled = new AtomicInteger();
     List<VirtualUser> everyone = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -66,7 +67,7 @@ public final class Runner {
         AtomicBoolean ended = new AtomicBoolean();
         long[] startedAt = {0};
         return Mono.defer(() -> {
-          VirtualUser user = new VirtualUser(ids.getAndIncrement(), target, measured, closeMarks);
+          VirtualUser user = new VirtualUser(ids.getAndIncrement(), target, measured, closeMarks, pushWindow);
           AtomicBoolean left = new AtomicBoolean();
           everyone.add(user);
           measured.userStarted();
@@ -129,7 +130,7 @@ public final class Runner {
     long generatorCpu = generatorCpuNanos() - generatorCpuBefore;
     ServerMetrics.Reading after = before == null ? null : ServerMetrics.read(metrics);
     ServerPushLatency serverPush = pushesBefore == null ? null
-        : ServerPushLatency.between(pushesBefore, ServerPushLatency.scrape(metrics));
+        : pushWindow.measured(pushesBefore, ServerPushLatency.scrape(metrics));
     RunResult.ServerUsage usage = null;
     if (cpuBefore != null && cpuBefore.total() >= 0 && cpuAfter.total() >= 0) {
       ServerCpu.Reading spent = cpuAfter.since(cpuBefore);

@@ -31,6 +31,7 @@ public final class VirtualUser {
   private final Target target;
   private final Metrics metrics;
   private final Map<String, Long> closeMarks;
+  private final PushWindow pushWindow;
   private final List<Registered> registered = new ArrayList<>();
   private volatile RSocket rsocket;
   /** What the user's steps remember between them: fed records, the last revision a check saw. */
@@ -39,8 +40,9 @@ public final class VirtualUser {
   /** An instance this user registered. */
   public record Registered(String service, int port, String instanceId) {}
 
-  VirtualUser(int id, Target target, Metrics metrics, Map<String, Long> closeMarks) {
+  VirtualUser(int id, Target target, Metrics metrics, Map<String, Long> closeMarks, PushWindow pushWindow) {
     this.id = id;
+    this.pushWindow = pushWindow;
     this.target = target;
     this.metrics = metrics;
     this.closeMarks = closeMarks;
@@ -52,6 +54,11 @@ public final class VirtualUser {
 
   public Metrics metrics() {
     return metrics;
+  }
+
+  /** The run's window of timed pushes, shared by its users. */
+  public PushWindow pushWindow() {
+    return pushWindow;
   }
 
   /** Loopback address of this user's instances: unique per user, always in 127.0.0.0/8. */

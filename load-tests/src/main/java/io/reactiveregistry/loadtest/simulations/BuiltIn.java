@@ -14,6 +14,7 @@ import static io.reactiveregistry.loadtest.dsl.Steps.connect;
 import static io.reactiveregistry.loadtest.dsl.Steps.connectAvoiding;
 import static io.reactiveregistry.loadtest.dsl.Steps.connectTo;
 import static io.reactiveregistry.loadtest.dsl.Steps.heartbeatBurst;
+import static io.reactiveregistry.loadtest.dsl.Steps.markTimedPushes;
 import static io.reactiveregistry.loadtest.dsl.Steps.pause;
 import static io.reactiveregistry.loadtest.dsl.Steps.publishUpdates;
 import static io.reactiveregistry.loadtest.dsl.Steps.query;
@@ -37,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
+import reactor.core.publisher.Mono;
 
 /** The built-in simulations by name. Every parameter has a default; see {@code --help}. */
 public final class BuiltIn {
@@ -169,7 +171,13 @@ public final class BuiltIn {
             scenario("publisher").exec(publisherMember < 0 ? connect() : connectTo(publisherMember))
                 .exec(register("fanout", 1, 1))
                 .exec(awaitOk("subscribe", subscribers, warmup))
-                .exec(publishUpdates("fanout", updates, interval)).inject(atOnceUsers(1)))
+                .exec(markTimedPushes(true))
+                .exec(publishUpdates("fanout", updates, interval))
+                // The server's push latency is read over the timed changes only: until every push
+                // has arrived (or 10 s more: a lost one fails the run's count, not this wait).
+                .exec(user -> awaitOk("push", (long) subscribers * updates, Duration.ofSeconds(10)).run(user)
+                    .onErrorResume(e -> Mono.empty()))
+                .exec(markTimedPushes(false)).inject(atOnceUsers(1)))
         .maxDuration(hold.plusSeconds(30))
         .assertions(withOptional(p, "push",
             errorPercent("*").lessThan(0.1), count("push").atLeast((long) subscribers * updates)));
