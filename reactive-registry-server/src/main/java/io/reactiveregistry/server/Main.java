@@ -11,6 +11,7 @@ import io.reactiveregistry.server.eureka.EurekaDoor;
 import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.process.FatalErrors;
 import io.reactiveregistry.server.process.NettyDefaults;
+import io.reactiveregistry.server.push.Pacing;
 import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.security.SecurityConfig;
@@ -249,6 +250,13 @@ public final class Main implements Callable<Integer> {
           + "changes that follow one another within it go together as one BATCH; 0 sends each drain at once. "
           + "Default: ${DEFAULT-VALUE}")
   long coalesceWindowMs;
+
+  @Option(names = "--coalesce-frames-per-second",
+      description = "The most frames all subscribers that asked to coalesce are sent together a second: with more "
+          + "of them than this allows at the window, each one's window widens (5,000 at the default: 250 ms), so that "
+          + "a storm's batches do not take the cores its registrations need; 0: the window alone. "
+          + "Default: ${DEFAULT-VALUE}")
+  int coalesceFramesPerSecond;
 
   @Option(names = "--replication-grace-ms",
       description = "In a cluster, how long a lost peer's ephemeral instances are kept before those no other node "
@@ -533,7 +541,7 @@ public final class Main implements Callable<Integer> {
             rebalanceTolerance, zone == null || zone.isBlank() ? null : Names.require("--zone", zone.strip())))
         .withResumeHistory(new ResumeHistory.Limits(resumeHistoryEvents, Duration.ofMillis(resumeHistoryMs),
             resumeHistoryTotal))
-        .withCoalesceWindow(Duration.ofMillis(coalesceWindowMs))
+        .withCoalescing(new Pacing.Settings(Duration.ofMillis(coalesceWindowMs), coalesceFramesPerSecond))
         .withHistory(new AuditHistory.Settings(historyEvents, Duration.ofMillis(historyMs), historyFile,
             historyFileMaxBytes, historyFileKeep))
         .withEureka(new EurekaDoor.Settings(Names.require("--eureka-namespace", eurekaNamespace),

@@ -194,7 +194,7 @@ public final class RegistryServer implements Disposable {
         }
       };
       RegistryRuntime runtime = new RegistryRuntime(registry, new PushHub(config.maxPendingEvents(), pushed,
-          new ResumeHistory(config.resumeHistory(), clock, nodeId), Pacing.of(config.coalesceWindow())), storage);
+          new ResumeHistory(config.resumeHistory(), clock, nodeId), Pacing.of(config.coalescing())), storage);
       // From here on, every entry another member commits is applied here too (a traced one in its trace).
       storage.follow(new TracedCommits(runtime.follower(), tracing), runtime::restore);
       if (config.storage().durable()) {

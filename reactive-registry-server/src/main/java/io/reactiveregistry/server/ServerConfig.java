@@ -7,6 +7,7 @@ import io.reactiveregistry.server.core.Quotas;
 import io.reactiveregistry.server.core.RegistryConfig;
 import io.reactiveregistry.server.eureka.EurekaDoor;
 import io.reactiveregistry.server.nacos.NacosDoor;
+import io.reactiveregistry.server.push.Pacing;
 import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.security.SecurityConfig;
@@ -38,7 +39,8 @@ import org.jspecify.annotations.Nullable;
  * @param security who may use the server (protected mode unless told otherwise)
  * @param replication how long a lost peer's ephemeral instances are kept, and how often peers compare digests
  * @param resumeHistory how much of each subscribed service's recent changes is kept for subscribers that resume
- * @param coalesceWindow the least time between two frames to a subscriber that asked to coalesce; zero: none
+ * @param coalescing how often a subscriber that asked to coalesce is written to: the least time between two
+ *     frames (zero: none), widened so that all of them together get at most so many frames a second
  * @param eureka where the Eureka door's applications live (a namespace and a group)
  * @param nacos the Nacos door's ports (HTTP Open API and gRPC), or off
  * @param history how much of the audit trail is kept for {@code admin.trace.query}
@@ -48,7 +50,7 @@ public record ServerConfig(
     String host, int tcpPort, int webSocketPort, int httpPort, ServerLimits limits, int maxInstancesPerConnection, int maxPendingEvents,
     HeartbeatTimings heartbeat, Duration expiryTick, LifecycleConfig lifecycle, HealthChecks healthChecks,
     StorageConfig storage, Quotas quotas, int expiryBudget, SecurityConfig security, Replication.Settings replication,
-    ResumeHistory.Limits resumeHistory, Duration coalesceWindow, EurekaDoor.Settings eureka,
+    ResumeHistory.Limits resumeHistory, Pacing.Settings coalescing, EurekaDoor.Settings eureka,
     NacosDoor.Settings nacos, AuditHistory.Settings history, Tracing.Settings tracing) {
 
   public ServerConfig {
@@ -60,9 +62,6 @@ public record ServerConfig(
     atLeastOne("the instances one connection may own", maxInstancesPerConnection);
     atLeastOne("the events a subscriber may have pending", maxPendingEvents);
     atLeastOne("the expiry budget", expiryBudget);
-    if (coalesceWindow.isNegative()) {
-      throw new IllegalArgumentException("the coalescing window must not be negative: " + coalesceWindow);
-    }
     if (expiryTick.toMillis() < 1) {
       throw new IllegalArgumentException("the expiry tick must be at least 1 ms: " + expiryTick);
     }
@@ -95,7 +94,7 @@ public record ServerConfig(
       HealthChecks.DEFAULTS, StorageConfig.DEFAULTS, Quotas.DEFAULTS,
       RegistryConfig.DEFAULTS.expiryBudget(), SecurityConfig.DEFAULTS, Replication.Settings.DEFAULTS,
       ResumeHistory.Limits.DEFAULTS,
-      Duration.ofMillis(50), EurekaDoor.Settings.DEFAULTS, NacosDoor.Settings.DEFAULTS,
+      Pacing.Settings.DEFAULTS, EurekaDoor.Settings.DEFAULTS, NacosDoor.Settings.DEFAULTS,
       AuditHistory.Settings.DEFAULTS, Tracing.Settings.DEFAULTS);
 
   /** Loopback on free ports, durable state in memory only: what tests and embedded uses want. */
@@ -105,99 +104,104 @@ public record ServerConfig(
   }
 
   public ServerConfig withHost(String value) {
-    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+    return new ServerConfig(value, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withTcpPort(int value) {
-    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+    return new ServerConfig(host, value, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withWebSocketPort(int value) {
     return new ServerConfig(host, tcpPort, value, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withHttpPort(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, value, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, value, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withMaxInstancesPerConnection(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, value, maxPendingEvents, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withMaxPendingEvents(int value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, value, heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withHeartbeat(HeartbeatTimings value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, value, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withExpiryTick(Duration value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, value, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withLifecycle(LifecycleConfig value) {
-    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+    return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents, heartbeat, expiryTick, value, healthChecks, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withHealthChecks(HealthChecks value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+        heartbeat, expiryTick, lifecycle, value, storage, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withStorage(StorageConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+        heartbeat, expiryTick, lifecycle, healthChecks, value, quotas, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withQuotas(Quotas value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, value, expiryBudget, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withExpiryBudget(int value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value, security, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, value, security, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withSecurity(SecurityConfig value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, value, replication, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, value, replication, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withReplication(Replication.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
-        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, value, resumeHistory, coalesceWindow, eureka, nacos, history, tracing);
+        heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, value, resumeHistory, coalescing, eureka, nacos, history, tracing);
   }
 
   public ServerConfig withResumeHistory(ResumeHistory.Limits value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication, value,
-        coalesceWindow, eureka, nacos, history, tracing);
+        coalescing, eureka, nacos, history, tracing);
   }
 
-  public ServerConfig withCoalesceWindow(Duration value) {
+  public ServerConfig withCoalescing(Pacing.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
         resumeHistory, value, eureka, nacos, history, tracing);
   }
 
+  /** The same coalesced frames per second, with another window. */
+  public ServerConfig withCoalesceWindow(Duration value) {
+    return withCoalescing(coalescing.withWindow(value));
+  }
+
   public ServerConfig withEureka(EurekaDoor.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
-        resumeHistory, coalesceWindow, value, nacos, history, tracing);
+        resumeHistory, coalescing, value, nacos, history, tracing);
   }
 
   public ServerConfig withNacos(NacosDoor.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
-        resumeHistory, coalesceWindow, eureka, value, history, tracing);
+        resumeHistory, coalescing, eureka, value, history, tracing);
   }
 
   RegistryConfig registryConfig() {
@@ -207,12 +211,12 @@ public record ServerConfig(
   public ServerConfig withTracing(Tracing.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
-        resumeHistory, coalesceWindow, eureka, nacos, history, value);
+        resumeHistory, coalescing, eureka, nacos, history, value);
   }
 
   public ServerConfig withHistory(AuditHistory.Settings value) {
     return new ServerConfig(host, tcpPort, webSocketPort, httpPort, limits, maxInstancesPerConnection, maxPendingEvents,
         heartbeat, expiryTick, lifecycle, healthChecks, storage, quotas, expiryBudget, security, replication,
-        resumeHistory, coalesceWindow, eureka, nacos, value, tracing);
+        resumeHistory, coalescing, eureka, nacos, value, tracing);
   }
 }

@@ -61,7 +61,8 @@ final class SettingDefaults {
     put(defaults, "--resume-history-events", config.resumeHistory().eventsPerService());
     put(defaults, "--resume-history-ms", config.resumeHistory().maxAge().toMillis());
     put(defaults, "--resume-history-total", config.resumeHistory().totalEvents());
-    put(defaults, "--coalesce-window-ms", config.coalesceWindow().toMillis());
+    put(defaults, "--coalesce-window-ms", config.coalescing().window().toMillis());
+    put(defaults, "--coalesce-frames-per-second", config.coalescing().framesPerSecond());
     put(defaults, "--history-events", config.history().maxEvents());
     put(defaults, "--history-ms", config.history().maxAge().toMillis());
     put(defaults, "--history-file-max-bytes", config.history().fileMaxBytes());

@@ -59,6 +59,10 @@ public final class ClientBenchmarks implements Callable<Integer> {
       + "from the clients'; default: embedded in this process")
   String serverJar;
 
+  @Option(names = "--server-jvm-args", split = " ", description = "reconnect-storm with --server-jar: more JVM "
+      + "options for the server process (say a profiler agent), separated by spaces")
+  List<String> serverJvmArgs = new ArrayList<>();
+
   @Option(names = "--lean", description = "reconnect-storm only: the fleet as lean clients (plain Netty, frames read "
       + "as bytes; registration, coalescing watch, heartbeats, the Java client's reconnect backoff) instead of Java "
       + "clients, so that the generator costs less than the server it measures")
@@ -120,7 +124,7 @@ public final class ClientBenchmarks implements Callable<Integer> {
 
   /** {@code count} clients each register one instance and watch the fleet; the server restarts; how long until all is back? */
   private int reconnectStorm() throws Exception {
-    StormServer server = serverJar == null ? new EmbeddedServer() : new ServerProcess(serverJar, port);
+    StormServer server = serverJar == null ? new EmbeddedServer() : new ServerProcess(serverJar, port, serverJvmArgs);
     server.start();
     ServiceName fleet = ServiceName.of("fleet");
     Fleet clients = lean ? new LeanFleet(fleet) : new FullFleet(fleet);
@@ -237,19 +241,23 @@ public final class ClientBenchmarks implements Callable<Integer> {
     private final String jar;
     private final int port;
     private final Path dataDir;
+    private final List<String> jvmArgs;
     private Process process;
 
-    ServerProcess(String jar, int port) throws IOException {
+    ServerProcess(String jar, int port, List<String> jvmArgs) throws IOException {
       this.jar = jar;
       this.port = port;
+      this.jvmArgs = List.copyOf(jvmArgs);
       this.dataDir = Files.createTempDirectory("reconnect-storm");
     }
 
     @Override
     public void start() throws Exception {
-      process = new ProcessBuilder("java", "-XX:+ExitOnOutOfMemoryError", "-jar", jar, "--port", String.valueOf(port),
-          "--ws-port", "0", "--http-port", "0", "--nacos-port", "-1", "--raft-port", String.valueOf(port + 1), "--data-dir",
-          dataDir.toString())
+      List<String> command = new ArrayList<>(List.of("java", "-XX:+ExitOnOutOfMemoryError"));
+      command.addAll(jvmArgs);
+      command.addAll(List.of("-jar", jar, "--port", String.valueOf(port), "--ws-port", "0", "--http-port", "0",
+          "--nacos-port", "-1", "--raft-port", String.valueOf(port + 1), "--data-dir", dataDir.toString()));
+      process = new ProcessBuilder(command)
           .redirectErrorStream(true).redirectOutput(dataDir.resolve("server.log").toFile()).start();
       waitUntil(this::listening, Duration.ofMinutes(1));
     }

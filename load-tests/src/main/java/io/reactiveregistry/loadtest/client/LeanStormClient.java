@@ -1,36 +1,22 @@
 package io.reactiveregistry.loadtest.client;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.reactiveregistry.protocol.Protocol;
-import io.reactiveregistry.protocol.codec.RouteMetadata;
-import io.rsocket.Payload;
+import io.reactiveregistry.loadtest.engine.LeanFrames;
 import io.rsocket.frame.ErrorFrameCodec;
 import io.rsocket.frame.FrameHeaderCodec;
-import io.rsocket.frame.FrameLengthCodec;
-import io.rsocket.frame.KeepAliveFrameCodec;
 import io.rsocket.frame.PayloadFrameCodec;
 import io.rsocket.frame.RequestFireAndForgetFrameCodec;
 import io.rsocket.frame.RequestResponseFrameCodec;
 import io.rsocket.frame.RequestStreamFrameCodec;
-import io.rsocket.frame.SetupFrameCodec;
-import io.rsocket.util.ByteBufPayload;
 import io.rsocket.util.DefaultPayload;
 import java.util.BitSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import reactor.netty.resources.LoopResources;
 
 /**
  * One member of a fleet in a lean reconnect storm: it does what a registry client does through a
@@ -42,36 +28,29 @@ import reactor.netty.resources.LoopResources;
  * so their storm measured the generator as much as the server (issue 40, item 2).
  *
  * <p>The fleet's instances are {@code 127.0.a.b:8080}, member {@code i} at {@code a = i / 250, b =
- * i % 250 + 1}; a view is the set of members whose instance it shows.
+ * i % 250 + 1}, each connecting from its instance's address as from its own machine; a view is the
+ * set of members whose instance it shows.
  */
 final class LeanStormClient {
-  private static final int KEEPALIVE_MS = 20_000;
-  private static final int MAX_LIFETIME_MS = 90_000;
   private static final long HEARTBEAT_MS = 5_000;
   private static final long FIRST_BACKOFF_MS = 100;
   private static final long MAX_BACKOFF_MS = 2_000;
   private static final int REGISTER = 1;
   private static final int WATCH = 3;
   private static final int HEARTBEAT = 5;
-
-  private static final class Loops {
-    static final LoopResources RESOURCES = LoopResources.create("lean-storm",
-        Runtime.getRuntime().availableProcessors(), true);
-    static final EventLoopGroup GROUP = RESOURCES.onClient(true);
-    static final Class<? extends Channel> CHANNEL = RESOURCES.onChannelClass(SocketChannel.class, GROUP);
-  }
+  /** The first ERROR frame any client of the storm received, for its report. */
+  static volatile String firstError;
 
   private final int index;
   private final String host;
   private final int port;
   private final String service;
   private final AtomicInteger errors;
-  /** The first ERROR frame any client of the storm received, for its report. */
-  static volatile String firstError;
   private volatile boolean registered;
   /** Members in the view since the last SNAPSHOT of this connection's watch; -1 before one. */
   private volatile int viewSize = -1;
   private volatile boolean closed;
+  private volatile Channel channel;
   private int attempts;
 
   LeanStormClient(int index, String host, int port, String service, AtomicInteger errors) {
@@ -100,32 +79,27 @@ final class LeanStormClient {
     if (closed) {
       return;
     }
-    new Bootstrap().group(Loops.GROUP).channel(Loops.CHANNEL).option(ChannelOption.TCP_NODELAY, true)
-        .handler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel channel) {
-            channel.pipeline().addLast(new LengthFieldBasedFrameDecoder(FrameLengthCodec.FRAME_LENGTH_MASK, 0,
-                FrameLengthCodec.FRAME_LENGTH_SIZE, 0, FrameLengthCodec.FRAME_LENGTH_SIZE), new Session());
-          }
-        })
-        .connect(host, port)
-        .addListener(done -> {
-          if (!done.isSuccess()) {
-            retryLater();
-          }
-        });
+    LeanFrames.connect(host, port, null, new Session(), ip(index)).addListener(done -> {
+      if (!done.isSuccess()) {
+        retryLater();
+      }
+    });
   }
 
-  /** Stops reconnecting; the open connection, if any, is closed by the caller's shutdown of the loops. */
+  /** Closes its connection and stops connecting again. */
   void close() {
     closed = true;
+    Channel open = channel;
+    if (open != null) {
+      open.close();
+    }
   }
 
   /** The Java client's backoff: 100 ms doubling to 2 s, with up to half of it as jitter. */
   private void retryLater() {
     long backoff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS << Math.min(attempts++, 5));
     long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
-    Loops.GROUP.schedule(this::connect, jittered, TimeUnit.MILLISECONDS);
+    LeanFrames.loops().schedule(this::connect, jittered, TimeUnit.MILLISECONDS);
   }
 
   /** One connection's life: the opening frames, the answers and events, and the end. */
@@ -137,24 +111,18 @@ final class LeanStormClient {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
       attempts = 0;
-      Payload setup = DefaultPayload.create("{\"client\":\"fleet-" + index + "\"}");
-      write(ctx, SetupFrameCodec.encode(ctx.alloc(), false, KEEPALIVE_MS, MAX_LIFETIME_MS,
-          Protocol.METADATA_MIME_TYPE, Protocol.DATA_MIME_TYPE, setup));
-      setup.release();
-      write(ctx, RequestResponseFrameCodec.encodeReleasingPayload(ctx.alloc(), REGISTER, request(ctx,
-          "instance.register", "{\"service\":\"" + service + "\",\"instance\":{\"ip\":\"" + ip(index)
-              + "\",\"port\":8080}}")));
-      write(ctx, RequestStreamFrameCodec.encodeReleasingPayload(ctx.alloc(), WATCH, Long.MAX_VALUE, request(ctx,
-          "service.subscribe", "{\"service\":\"" + service + "\",\"coalesce\":true}")));
+      channel = ctx.channel();
+      keepAlive = LeanFrames.open(ctx, DefaultPayload.create("{\"client\":\"fleet-" + index + "\"}"));
+      LeanFrames.write(ctx, RequestResponseFrameCodec.encodeReleasingPayload(ctx.alloc(), REGISTER,
+          LeanFrames.request(ctx.alloc(), "instance.register", "{\"service\":\"" + service
+              + "\",\"instance\":{\"ip\":\"" + ip(index) + "\",\"port\":8080}}")));
+      LeanFrames.write(ctx, RequestStreamFrameCodec.encodeReleasingPayload(ctx.alloc(), WATCH, Long.MAX_VALUE,
+          LeanFrames.request(ctx.alloc(), "service.subscribe", "{\"service\":\"" + service + "\",\"coalesce\":true}")));
       ctx.flush();
-      keepAlive = ctx.executor().scheduleAtFixedRate(() -> {
-        write(ctx, KeepAliveFrameCodec.encode(ctx.alloc(), true, 0, null));
-        ctx.flush();
-      }, KEEPALIVE_MS, KEEPALIVE_MS, TimeUnit.MILLISECONDS);
       // {} heartbeats every instance of the connection: the one this member registered.
       heartbeats = ctx.executor().scheduleAtFixedRate(() -> {
-        write(ctx, RequestFireAndForgetFrameCodec.encodeReleasingPayload(ctx.alloc(), HEARTBEAT,
-            request(ctx, "instance.heartbeat", "{}")));
+        LeanFrames.write(ctx, RequestFireAndForgetFrameCodec.encodeReleasingPayload(ctx.alloc(), HEARTBEAT,
+            LeanFrames.request(ctx.alloc(), "instance.heartbeat", "{}")));
         ctx.flush();
       }, HEARTBEAT_MS, HEARTBEAT_MS, TimeUnit.MILLISECONDS);
     }
@@ -186,12 +154,7 @@ final class LeanStormClient {
           }
           ctx.close(); // a refused registration or watch, or the server going: connect again, as the client would
         }
-        case KEEPALIVE -> {
-          if (KeepAliveFrameCodec.respondFlag(frame)) {
-            write(ctx, KeepAliveFrameCodec.encode(ctx.alloc(), false, 0, null));
-            ctx.flush();
-          }
-        }
+        case KEEPALIVE -> LeanFrames.keepAlive(ctx, frame);
         default -> { } // the watch's COMPLETE comes only with the connection's end
       }
     }
@@ -200,6 +163,7 @@ final class LeanStormClient {
     public void channelInactive(ChannelHandlerContext ctx) {
       registered = false;
       viewSize = -1;
+      channel = null;
       keepAlive.cancel(false);
       heartbeats.cancel(false);
       retryLater();
@@ -209,13 +173,5 @@ final class LeanStormClient {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       ctx.close();
     }
-  }
-
-  private static Payload request(ChannelHandlerContext ctx, String route, String json) {
-    return ByteBufPayload.create(ByteBufUtil.writeUtf8(ctx.alloc(), json), RouteMetadata.encode(ctx.alloc(), route));
-  }
-
-  private static void write(ChannelHandlerContext ctx, ByteBuf frame) {
-    ctx.write(FrameLengthCodec.encode(ctx.alloc(), frame.readableBytes(), frame));
   }
 }

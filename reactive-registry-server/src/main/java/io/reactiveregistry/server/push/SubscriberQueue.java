@@ -56,6 +56,9 @@ public final class SubscriberQueue {
     this.drainer = drainer;
     this.coalesce = coalesce;
     this.pacing = pacing;
+    if (coalesce) {
+      pacing.joined();
+    }
   }
 
   public ViewChannel channel() {
@@ -97,8 +100,11 @@ public final class SubscriberQueue {
   }
 
   void close() {
-    closed = true;
     synchronized (this) {
+      if (!closed && coalesce) {
+        pacing.left();
+      }
+      closed = true;
       pending.clear();
     }
   }

@@ -147,6 +147,51 @@ class CoalescingTest {
   }
 
   /**
+   * The frames budget, on virtual time: with more coalescing subscribers than the window allows
+   * at the budget (20 at 100 frames a second: 200 ms each), every one's window widens to share it;
+   * a change after a quiet spell still goes at once; as subscribers leave, the window narrows back.
+   */
+  @Test
+  void manyCoalescingSubscribersShareTheFramesBudget() {
+    ManualDrainLoop loop = new ManualDrainLoop();
+    RegistryRuntime runtime = new RegistryRuntime(new Registry(clock, RegistryConfig.DEFAULTS),
+        new PushHub(1_000, (changedAt, trace) -> { }, new ResumeHistory(ResumeHistory.Limits.DEFAULTS, clock, NODE),
+            new Pacing(new Pacing.Settings(Duration.ofMillis(50), 100), loop::nanoTime)));
+    register(runtime, 1);
+    List<List<ServiceEvent>> received = new ArrayList<>();
+    List<reactor.core.Disposable> subscriptions = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      List<ServiceEvent> mine = new java.util.concurrent.CopyOnWriteArrayList<>();
+      received.add(mine);
+      subscriptions.add(runtime.subscribe(orders, ViewFilter.ALL, null, loop, true).map(CoalescingTest::decode)
+          .subscribe(mine::add));
+    }
+    loop.advance(Duration.ofSeconds(1));
+
+    register(runtime, 2);
+    loop.runDue();
+    assertThat(received).as("after a quiet spell: at once, to each").allSatisfy(events ->
+        assertThat(events).extracting(ServiceEvent::type).containsExactly("SNAPSHOT", "UPSERT"));
+    register(runtime, 3);
+    loop.advance(Duration.ofMillis(199));
+    assertThat(received).as("20 subscribers at 100 frames a second: 200 ms between frames, not 50")
+        .allSatisfy(events -> assertThat(events).hasSize(2));
+    loop.advance(Duration.ofMillis(1));
+    assertThat(received).allSatisfy(events -> assertThat(events).hasSize(3));
+
+    for (int i = 5; i < 20; i++) {
+      subscriptions.get(i).dispose();
+    }
+    register(runtime, 4);
+    loop.advance(Duration.ofMillis(49));
+    assertThat(received.subList(0, 5)).allSatisfy(events -> assertThat(events).hasSize(3));
+    loop.advance(Duration.ofMillis(1));
+    assertThat(received.subList(0, 5)).as("5 left: the 50 ms window again")
+        .allSatisfy(events -> assertThat(events).extracting(ServiceEvent::type).endsWith("UPSERT").hasSize(4));
+    subscriptions.forEach(reactor.core.Disposable::dispose);
+  }
+
+  /**
    * A connection whose peer is not reading: its subscriber's events wait in its queue (where they
    * coalesce) rather than in the connection's buffer, and go as one batch once it drains; past the
    * queue's bound they collapse into one snapshot.
