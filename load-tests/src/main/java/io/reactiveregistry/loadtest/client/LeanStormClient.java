@@ -3,7 +3,7 @@ package io.reactiveregistry.loadtest.client;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.reactiveregistry.loadtest.engine.LeanFrames;
 import io.rsocket.frame.ErrorFrameCodec;
@@ -103,7 +103,7 @@ final class LeanStormClient {
   }
 
   /** One connection's life: the opening frames, the answers and events, and the end. */
-  private final class Session extends ChannelInboundHandlerAdapter {
+  private final class Session extends SimpleChannelInboundHandler<ByteBuf> {
     private final BitSet view = new BitSet();
     private ScheduledFuture<?> keepAlive;
     private ScheduledFuture<?> heartbeats;
@@ -127,17 +127,9 @@ final class LeanStormClient {
       }, HEARTBEAT_MS, HEARTBEAT_MS, TimeUnit.MILLISECONDS);
     }
 
+    /** A whole frame, released after this returns. */
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object message) {
-      ByteBuf frame = (ByteBuf) message;
-      try {
-        read(ctx, frame);
-      } finally {
-        frame.release();
-      }
-    }
-
-    private void read(ChannelHandlerContext ctx, ByteBuf frame) {
+    protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
       int stream = FrameHeaderCodec.streamId(frame);
       switch (FrameHeaderCodec.frameType(frame)) {
         case NEXT, NEXT_COMPLETE -> {

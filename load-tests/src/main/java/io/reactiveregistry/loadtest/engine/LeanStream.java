@@ -3,7 +3,7 @@ package io.reactiveregistry.loadtest.engine;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.rsocket.Payload;
@@ -59,7 +59,7 @@ public final class LeanStream {
   }
 
   /** The connection's side of the stream: writes the opening frames, reads the rest. */
-  private static final class Frames extends ChannelInboundHandlerAdapter {
+  private static final class Frames extends SimpleChannelInboundHandler<ByteBuf> {
     private final MonoSink<Void> sink;
     private final Payload setup;
     private final String route;
@@ -87,17 +87,9 @@ public final class LeanStream {
       ctx.executor().schedule(() -> end(ctx, null), hold.toNanos(), TimeUnit.NANOSECONDS);
     }
 
+    /** A whole frame, released after this returns. */
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object message) {
-      ByteBuf frame = (ByteBuf) message;
-      try {
-        read(ctx, frame);
-      } finally {
-        frame.release();
-      }
-    }
-
-    private void read(ChannelHandlerContext ctx, ByteBuf frame) {
+    protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
       FrameType type = FrameHeaderCodec.frameType(frame);
       switch (type) {
         case NEXT, NEXT_COMPLETE -> {
