@@ -144,9 +144,9 @@ class SimulationsTest {
     assertThat(stats(result, "connect").ok()).isEqualTo(1);
     assertThat(result.passed()).isTrue();
     assertThat(result.serverPush()).as("the server's own push latency, read from its histogram").isNotNull();
-    // Read over the timed changes (the publisher marks them), not the publisher's instance
-    // appearing before them and going after.
-    assertThat(result.serverPush().events()).as("the timed changes' pushes").isEqualTo(200);
+    // Read over the timed changes (the publisher marks them), not the publisher's instance going
+    // after them (20 more); its appearing, just before, may still be in flight to a few.
+    assertThat(result.serverPush().events()).as("the timed changes' pushes").isBetween(200L, 219L);
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     ConsoleReport.print(result, new PrintStream(console, true, StandardCharsets.UTF_8));
     assertThat(console.toString(StandardCharsets.UTF_8)).contains("server push: " + result.serverPush().events()
