@@ -109,6 +109,11 @@ public final class Drain {
     return handedOff.compareAndSet(false, true);
   }
 
+  /** Whether a handed-off drain is waiting to start; one asked for now would change nothing. */
+  boolean handOffPending() {
+    return handedOff.get();
+  }
+
   /** Gives back a claimed hand-off whose task will not run. */
   void releaseHandOff() {
     handedOff.set(false);

@@ -6,12 +6,11 @@ import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -130,12 +129,13 @@ public final class PushHub {
   /**
    * Queues one command's events to the affected subscribers.
    *
-   * @return the subscribers that got something and should be drained once the monitor is released
+   * @return the subscribers that got something and should be drained once the monitor is released,
+   *     each once (a subscriber belongs to one channel)
    */
-  public Set<SubscriberQueue> publish(List<RegistryEvent> events, RegistryReads registry) {
+  public Collection<SubscriberQueue> publish(List<RegistryEvent> events, RegistryReads registry) {
     history.record(events, registry);
     if (events.isEmpty() || channels.isEmpty()) {
-      return Set.of();
+      return List.of();
     }
     Map<ServiceKey, List<RegistryEvent>> byService = new LinkedHashMap<>();
     for (RegistryEvent event : events) {
@@ -143,7 +143,9 @@ public final class PushHub {
         byService.computeIfAbsent(event.service(), k -> new ArrayList<>()).add(event);
       }
     }
-    Set<SubscriberQueue> woken = new LinkedHashSet<>();
+    // A list, not a set: with thousands of subscribers to a view (a fleet watching itself through
+    // a reconnect storm) hashing each into a set was a node per subscriber per change.
+    List<SubscriberQueue> woken = new ArrayList<>();
     byService.forEach((service, serviceEvents) -> {
       for (ViewChannel channel : channels.get(service)) {
         List<OutboundEvent> out = channel.apply(serviceEvents, registry);

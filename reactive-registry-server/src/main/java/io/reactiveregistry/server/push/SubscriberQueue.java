@@ -134,6 +134,9 @@ public final class SubscriberQueue {
   public static void wakeAll(Collection<SubscriberQueue> woken) {
     Map<Object, LoopBatch> batches = null;
     for (SubscriberQueue queue : woken) {
+      if (queue.drain.handOffPending()) {
+        continue; // a drain is on its way (a paced one, say): it takes what was just offered too
+      }
       if (queue.drainer == null || queue.pacedDelay() > 0) {
         queue.wake();
       } else if (queue.drain.claimHandOff()) {

@@ -195,7 +195,7 @@ public final class RegistryRuntime {
     return store.append(List.of(), reservedUpTo);
   }
 
-  private record Applied(Outcome outcome, CompletableFuture<Void> durable, Set<SubscriberQueue> woken) {}
+  private record Applied(Outcome outcome, CompletableFuture<Void> durable, Collection<SubscriberQueue> woken) {}
 
   private Applied apply(Command command, boolean answered) {
     Applied applied;
@@ -213,7 +213,7 @@ public final class RegistryRuntime {
   private Applied applyLocked(Command command, boolean answered) {
     Outcome outcome;
     CompletableFuture<Void> durable;
-    Set<SubscriberQueue> woken;
+    Collection<SubscriberQueue> woken;
     boolean answeredDurably = answered && registry.answeredDurably(command);
     try {
       outcome = answeredDurably ? applyIfWritable(command) : registry.apply(command);
@@ -336,7 +336,7 @@ public final class RegistryRuntime {
         SubscriberQueue.wakeAll(woken);
       }
 
-      private Set<SubscriberQueue> applyCommitted(List<DurableChange> run, @Nullable TraceContext trace) {
+      private Collection<SubscriberQueue> applyCommitted(List<DurableChange> run, @Nullable TraceContext trace) {
         Command apply = new Command.ApplyCommitted(run, false);
         return applyLocked(trace == null ? apply : new Command.Traced(trace, apply), false).woken;
       }
