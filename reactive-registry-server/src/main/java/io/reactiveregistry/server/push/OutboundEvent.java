@@ -4,6 +4,7 @@ import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.ServiceEvent;
 import io.reactiveregistry.server.core.TraceContext;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,6 +28,8 @@ final class OutboundEvent {
   /** When the change was turned into this event, for push latency; 0 for one sent again later. */
   private final long createdAtNanos;
   private volatile byte[] encoded;
+  /** Writes the bytes instead of encoding the message whole; null: the message is encoded. */
+  private final @Nullable Supplier<byte[]> encoder;
 
   OutboundEvent(ServiceEvent message) {
     this(message, System.nanoTime(), null);
@@ -38,9 +41,23 @@ final class OutboundEvent {
   }
 
   private OutboundEvent(ServiceEvent message, long createdAtNanos, @Nullable TraceContext trace) {
+    this(message, createdAtNanos, trace, null);
+  }
+
+  private OutboundEvent(ServiceEvent message, long createdAtNanos, @Nullable TraceContext trace,
+      @Nullable Supplier<byte[]> encoder) {
     this.message = message;
     this.createdAtNanos = createdAtNanos;
     this.trace = trace;
+    this.encoder = encoder;
+  }
+
+  /**
+   * An event whose bytes {@code encoder} writes, when it is first sent (outside the registry's
+   * monitor), instead of encoding {@code message} whole: a snapshot from its instances' kept JSON.
+   */
+  static OutboundEvent encodedBy(ServiceEvent message, Supplier<byte[]> encoder) {
+    return new OutboundEvent(message, System.nanoTime(), null, encoder);
   }
 
   /**
@@ -73,7 +90,7 @@ final class OutboundEvent {
   public byte[] bytes() {
     byte[] bytes = encoded;
     if (bytes == null) {
-      bytes = JsonCodec.json().encode(message);
+      bytes = encoder != null ? encoder.get() : JsonCodec.json().encode(message);
       encoded = bytes;
     }
     return bytes;

@@ -33,6 +33,7 @@ final class ViewChannel {
   private boolean protectionTriggered;
   private @Nullable OutboundEvent lastSnapshot;
   private long lastSnapshotRevision;
+  private final SnapshotEncoder snapshots = new SnapshotEncoder();
 
   private final String node;
 
@@ -62,7 +63,9 @@ final class ViewChannel {
   OutboundEvent snapshot(RegistryReads registry) {
     long revision = registry.revision();
     if (lastSnapshot == null || lastSnapshotRevision != revision) {
-      lastSnapshot = new OutboundEvent(ServiceEvent.snapshot(WireViews.snapshot(reset(registry)), node));
+      ServiceView view = reset(registry);
+      ServiceEvent message = ServiceEvent.snapshot(WireViews.snapshot(view), node);
+      lastSnapshot = OutboundEvent.encodedBy(message, () -> snapshots.encode(message, view.instances()));
       lastSnapshotRevision = revision;
     }
     return lastSnapshot;
