@@ -188,7 +188,9 @@ public final class FloorServer implements Callable<Integer> {
         + "\"127.0.0.1#9999#DEFAULT\",\"ip\":\"127.0.0.1\",\"port\":9999,\"cluster\":\"DEFAULT\",\"weight\":1.0,"
         + "\"enabled\":true,\"healthy\":true,\"ephemeral\":true,\"metadata\":{\"" + Steps.SENT_AT + "\":\"" + sentAt
         + "\"}}}").getBytes(StandardCharsets.UTF_8);
-    ByteBuf shared = Unpooled.wrappedBuffer(event);
+    // In direct memory, as the registry shares an event's bytes: the native transport writes a
+    // direct buffer as it is, and copies a heap one for every stream.
+    ByteBuf shared = Unpooled.directBuffer(event.length).writeBytes(event);
     for (FluxSink<Payload> stream : streams) {
       stream.next(ByteBufPayload.create(shared.retainedDuplicate()));
     }

@@ -168,7 +168,7 @@ final class ConnectionSession implements RSocket {
         subscriptions.decrementAndGet();
         return Flux.error(ErrorMapping.toWire(e));
       }
-      return events.map(DefaultPayload::create)
+      return events.map(SharedEventPayloads::of)
           .onErrorMap(error -> !(error instanceof ApplicationErrorException), ErrorMapping::toWire)
           .doFinally(signal -> subscriptions.decrementAndGet());
     } catch (RuntimeException | Error e) {
