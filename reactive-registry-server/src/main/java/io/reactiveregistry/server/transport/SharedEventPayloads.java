@@ -30,6 +30,15 @@ final class SharedEventPayloads {
     protected Last initialValue() {
       return new Last();
     }
+
+    @Override
+    protected void onRemoval(Last last) {
+      if (last.direct != null) { // the loop's thread ends: its copy goes with it
+        last.direct.release();
+        last.direct = null;
+        last.event = null;
+      }
+    }
   };
 
   private SharedEventPayloads() {}
