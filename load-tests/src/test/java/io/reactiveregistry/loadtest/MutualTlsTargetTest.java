@@ -44,6 +44,15 @@ class MutualTlsTargetTest {
       Run with = run(args);
       assertThat(with.exitCode()).as(with.output()).isZero();
       assertThat(with.output()).containsPattern("register\\s+40\\s+40\\s+0\\s");
+
+      // Lean subscribers speak TLS too, and present the certificate.
+      Run lean = run(List.of("SubscriptionFanOut", "--lean", "1", "--target", "tls://127.0.0.1:" + registry.tcpPort(),
+          "--ca-file", ca.certificate().toString(), "--cert-file", client[0].toString(), "--key-file",
+          client[1].toString(), "--metrics-url", "https://127.0.0.1:" + registry.httpPort() + "/metrics",
+          "--reports-dir", dir.resolve("reports").toString(), "--subscribers", "5", "--updates", "3",
+          "--interval-ms", "50"));
+      assertThat(lean.exitCode()).as(lean.output()).isZero();
+      assertThat(lean.output()).containsPattern("push\\s+15\\s+15\\s+0\\s");
     } finally {
       registry.disposeNow(Duration.ofSeconds(5));
     }
