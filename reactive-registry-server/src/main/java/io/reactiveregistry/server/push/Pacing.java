@@ -40,10 +40,6 @@ public final class Pacing {
     public Settings withWindow(Duration value) {
       return new Settings(value, framesPerSecond);
     }
-
-    public Settings withFramesPerSecond(int value) {
-      return new Settings(window, value);
-    }
   }
 
   /** No pacing: every drain runs as soon as it is asked for. */
@@ -71,14 +67,18 @@ public final class Pacing {
     return new Pacing(settings, System::nanoTime);
   }
 
-  /** A coalescing subscriber came; it shares the budget from now. */
+  /** A coalescing subscriber came; it shares the budget from now (counted only where there is one). */
   void joined() {
-    coalescing.incrementAndGet();
+    if (framesPerSecond > 0) {
+      coalescing.incrementAndGet();
+    }
   }
 
   /** A coalescing subscriber went. */
   void left() {
-    coalescing.decrementAndGet();
+    if (framesPerSecond > 0) {
+      coalescing.decrementAndGet();
+    }
   }
 
   long now() {
