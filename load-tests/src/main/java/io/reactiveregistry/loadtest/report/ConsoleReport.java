@@ -6,6 +6,7 @@ import io.reactiveregistry.loadtest.engine.ServerPushLatency;
 import io.reactiveregistry.loadtest.metrics.Metrics;
 import io.reactiveregistry.loadtest.metrics.RequestStats;
 import java.io.PrintStream;
+import java.math.BigDecimal;
 import java.util.Locale;
 
 /** A Gatling-like summary: one line per request name, then the assertions. */
@@ -43,9 +44,9 @@ public final class ConsoleReport {
     }
     if (result.serverPush() != null) {
       ServerPushLatency push = result.serverPush();
-      out.printf(Locale.ROOT, "server push: %d events, p50 %.2f ms, p99 %.2f ms (bucket <= %.0f ms), from a change to "
+      out.printf(Locale.ROOT, "server push: %d events, p50 %.2f ms, p99 %.2f ms (bucket <= %s ms), from a change to "
           + "its event taken for the subscriber's socket%n", push.events(), push.p50Ms(), push.p99Ms(),
-          push.p99BucketMs());
+          bound(push.p99BucketMs()));
     }
     for (Metrics.ErrorCount error : result.metrics().errors()) {
       out.printf(Locale.ROOT, "error %-18s %7d x %s%n", error.request(), error.count(), error.message());
@@ -61,5 +62,10 @@ public final class ConsoleReport {
 
   private static double ms(long micros) {
     return micros / 1000.0;
+  }
+
+  /** A bucket's upper bound as Prometheus writes it: 2.5, 20, +Inf (not rounded to 3). */
+  private static String bound(double ms) {
+    return Double.isInfinite(ms) ? "+Inf" : BigDecimal.valueOf(ms).stripTrailingZeros().toPlainString();
   }
 }

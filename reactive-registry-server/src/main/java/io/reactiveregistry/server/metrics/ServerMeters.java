@@ -47,7 +47,7 @@ public final class ServerMeters {
 
   private final MeterRegistry registry;
   /**
-   * Each route's timers, ok and error, made at its first request: a histogram is 19 series, and a
+   * Each route's timers, ok and error, made at its first request: a histogram is 20 series, and a
    * scrape need not carry them for the routes and outcomes a member never served.
    */
   private final AtomicReferenceArray<Timer> requests = new AtomicReferenceArray<>(Route.values().length * 2);
