@@ -39,15 +39,21 @@ final class CatalogReads {
   }
 
   Catalog catalog(String namespace, String group) {
-    return runtime.read(reads -> catalog(reads, namespace, group));
+    return runtime.read(reads -> {
+      recent.readAt(clock.millis());
+      return catalog(reads, namespace, group);
+    });
   }
 
   Catalog.Delta delta(String namespace, String group) {
     return runtime.read(reads -> {
+      long nowMillis = clock.millis();
+      List<RecentChanges.Change> recentChanges = recent.of(namespace, group, nowMillis);
+      recent.readAt(nowMillis);
       Catalog catalog = catalog(reads, namespace, group);
       Map<String, Map<String, InstanceBody>> current = new HashMap<>();
       List<Catalog.Change> changes = new ArrayList<>();
-      for (RecentChanges.Change change : recent.of(namespace, group, clock.millis())) {
+      for (RecentChanges.Change change : recentChanges) {
         String service = change.service().service();
         if (change.removed() != null) {
           changes.add(new Catalog.Change(service, Catalog.ChangeKind.DELETED, change.removed()));

@@ -109,8 +109,39 @@ class EurekaDoorTest {
   }
 
   @Test
+  void changesAreKeptForTheDeltaFromAReadOnUntilAWindowPassesWithoutOne() throws Exception {
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
+    register("ORDERS", "orders-1", "127.0.0.5", 8080);
+
+    // Nobody had read a catalog: the change was not kept, and the hash tells a client whose copy
+    // lacks it to fetch the whole registry (Eureka's client compares it with its copy's).
+    String delta = get("/eureka/apps/delta", "application/json").body();
+    assertThat(delta).contains("\"application\":[]", "\"apps__hashcode\":\"UP_1_\"");
+    register("ORDERS", "orders-2", "127.0.0.6", 8080);
+    assertThat(instanceOf(get("/eureka/apps/delta", "application/json").body(), "orders-2"))
+        .contains("\"actionType\":\"ADDED\"");
+
+    // Three minutes and more without a read (the instances renewing): keeping stops, and starts
+    // again at the next read.
+    for (int step = 0; step < 5; step++) {
+      clock.advance(Duration.ofSeconds(37));
+      for (String id : new String[] {"orders-1", "orders-2"}) {
+        assertThat(send("PUT", "/eureka/apps/ORDERS/" + id, null, null).statusCode()).isEqualTo(200);
+      }
+    }
+    register("BILLING", "billing-1", "127.0.0.7", 9090);
+    delta = get("/eureka/apps/delta", "application/json").body();
+    assertThat(delta).contains("\"application\":[]", "\"apps__hashcode\":\"UP_3_\"");
+    register("BILLING", "billing-2", "127.0.0.8", 9090);
+    delta = get("/eureka/apps/delta", "application/json").body();
+    assertThat(instanceOf(delta, "billing-2")).contains("\"actionType\":\"ADDED\"");
+    assertThat(delta).doesNotContain("billing-1");
+  }
+
+  @Test
   void theDeltaCarriesEachChangeWithItsActionAndTheHashOfTheWholeRegistry() throws Exception {
     fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
+    get("/eureka/apps", "application/json"); // a client's first call: the full fetch
     register("ORDERS", "orders-1", "127.0.0.5", 8080);
     register("ORDERS", "orders-2", "127.0.0.6", 8080);
     register("BILLING", "billing-1", "127.0.0.7", 9090);
