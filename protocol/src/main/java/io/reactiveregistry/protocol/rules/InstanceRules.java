@@ -1,6 +1,5 @@
 package io.reactiveregistry.protocol.rules;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -42,18 +41,29 @@ public final class InstanceRules {
     if (metadata.size() > MAX_METADATA_ENTRIES) {
       throw new RuleViolation(field + " must have at most 64 entries (has " + metadata.size() + ")");
     }
+    // Every entry is checked and its UTF-8 counted in one pass over its characters, and a message
+    // is put together only for a refusal: an Eureka instance's 15-20 entries are checked on every
+    // registration (concatenating each entry's field names and encoding its text to count it was
+    // half of this rule's cost).
     long bytes = 0;
     for (Map.Entry<String, String> entry : metadata.entrySet()) {
-      if (entry.getKey() == null || entry.getKey().isEmpty()) {
+      String key = entry.getKey();
+      String value = entry.getValue();
+      if (key == null || key.isEmpty()) {
         throw new RuleViolation(field + " keys must not be empty");
       }
-      if (entry.getValue() == null) {
-        throw new RuleViolation(field + " value of '" + entry.getKey() + "' must be a string, not null");
+      if (value == null) {
+        throw new RuleViolation(field + " value of '" + key + "' must be a string, not null");
       }
-      wellFormed(field + " key '" + entry.getKey() + "'", entry.getKey());
-      wellFormed(field + " value of '" + entry.getKey() + "'", entry.getValue());
-      bytes += entry.getKey().getBytes(StandardCharsets.UTF_8).length
-          + entry.getValue().getBytes(StandardCharsets.UTF_8).length;
+      long keyBytes = utf8Bytes(key);
+      if (keyBytes < 0) {
+        throw loneSurrogate(field + " key '" + key + "'", keyBytes);
+      }
+      long valueBytes = utf8Bytes(value);
+      if (valueBytes < 0) {
+        throw loneSurrogate(field + " value of '" + key + "'", valueBytes);
+      }
+      bytes += keyBytes + valueBytes;
     }
     if (bytes > MAX_METADATA_BYTES) {
       throw new RuleViolation(field + " must be at most 16 KiB in all (has " + bytes + " bytes)");
@@ -66,13 +76,37 @@ public final class InstanceRules {
    * cannot be encoded as UTF-8, so storing it would corrupt what is written and sent back.
    */
   static void wellFormed(String field, String text) {
+    long bytes = utf8Bytes(text);
+    if (bytes < 0) {
+      throw loneSurrogate(field, bytes);
+    }
+  }
+
+  /**
+   * The length of {@code text} in UTF-8, as {@code getBytes(UTF_8)} would give it, without encoding
+   * it; or {@code -1 - i} when the character at {@code i} is a lone surrogate.
+   */
+  static long utf8Bytes(String text) {
+    long bytes = 0;
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        bytes += 4;
         i++;
       } else if (Character.isSurrogate(c)) {
-        throw new RuleViolation(field + " is not valid Unicode: a lone surrogate at character " + i);
+        return -1L - i;
+      } else {
+        bytes += 3;
       }
     }
+    return bytes;
+  }
+
+  private static RuleViolation loneSurrogate(String field, long utf8Bytes) {
+    return new RuleViolation(field + " is not valid Unicode: a lone surrogate at character " + (-1L - utf8Bytes));
   }
 }

@@ -3,6 +3,7 @@ package io.reactiveregistry.protocol.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -116,6 +117,23 @@ class RulesTest {
     // Two bytes per 'é' in UTF-8.
     assertThatThrownBy(() -> InstanceRules.metadata("metadata", Map.of("k", "é".repeat(8 * 1024))))
         .hasMessageContaining("16 KiB");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "ascii", "zone-é", "€uro", "\ud83d\ude00 grin", "mixed é € \ud83d\ude00 end"})
+  void metadataIsCountedInUtf8AsEncodingWouldCountIt(String text) {
+    assertThat(InstanceRules.utf8Bytes(text)).isEqualTo(text.getBytes(StandardCharsets.UTF_8).length);
+    // Three bytes per '€': 5,462 of them are 16,386 bytes, over the bound by their count, not by their length.
+    assertThatThrownBy(() -> InstanceRules.metadata("metadata", Map.of("k" + text, "€".repeat(5_462))))
+        .hasMessageContaining("16 KiB");
+  }
+
+  @Test
+  void aLoneSurrogateIsFoundWhereItIs() {
+    assertThat(InstanceRules.utf8Bytes("ab\ud800")).isEqualTo(-1 - 2);
+    assertThat(InstanceRules.utf8Bytes("\udc00\ud83d\ude00")).isEqualTo(-1);
+    assertThatThrownBy(() -> InstanceRules.metadata("instance.metadata", Map.of("zo\udc00ne", "a")))
+        .hasMessage("instance.metadata key 'zo\udc00ne' is not valid Unicode: a lone surrogate at character 2");
   }
 
   @Test
