@@ -160,8 +160,9 @@ public final class EtcdLoad {
       if (wait > 0) {
         TimeUnit.NANOSECONDS.sleep(wait);
       }
-      kv.put(key, bytes(instanceJson("127.0.0.1", 9000).replace("}", ",\"sentAt\":" + System.nanoTime() + "}")),
-          onLease);
+      String instance = instanceJson("127.0.0.1", 9000);
+      String timed = instance.substring(0, instance.length() - 1) + ",\"sentAt\":" + System.nanoTime() + "}";
+      kv.put(key, bytes(timed), onLease);
     }
     boolean complete = all.await(60, TimeUnit.SECONDS);
     double cpu = ProcessCpu.seconds(pid) - cpuBefore;
