@@ -30,7 +30,8 @@ class NodeClientTest {
       assumeTrue(!Boolean.getBoolean("registry.skipNodeClient") || Prerequisites.inCi(),
           "left out by -Dregistry.skipNodeClient=true");
       throw new AssertionError("Node.js is not installed, so the rsocket-js client cannot run: install Node.js "
-          + "(.ci/run does), or leave this test out explicitly with -Dregistry.skipNodeClient=true");
+          + "(.ci/run does)" + (Prerequisites.inCi() ? "; in CI (CI=true) it cannot be left out"
+              : ", or leave this test out explicitly with -Dregistry.skipNodeClient=true"));
     }
     if (!Files.isDirectory(CLIENT.resolve("node_modules"))) {
       assertThat(run(120, "npm", "ci", "--no-audit", "--no-fund")).isZero();
