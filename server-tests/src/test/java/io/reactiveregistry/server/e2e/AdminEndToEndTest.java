@@ -72,10 +72,16 @@ class AdminEndToEndTest {
 
   @Test
   void namespaceListGivesEachNamespaceThatHoldsAServiceWithItsCountsOverRSocketAndHttp() throws Exception {
-    int closed; // a port nothing listens on: the persistent instance there fails its checks
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      closed = socket.getLocalPort();
+    // A port nothing listens on, so the persistent instance there fails its checks: held bound (never
+    // listening) for the whole test, since a port merely found free and let go was taken by another
+    // process of the parallel build within the test's 10 s, and the instance stayed healthy.
+    try (java.net.Socket reserved = new java.net.Socket()) {
+      reserved.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+      namespaceCounts(reserved.getLocalPort());
     }
+  }
+
+  private void namespaceCounts(int closed) throws Exception {
     try (ServerFixture checking = new ServerFixture(ServerConfig.ephemeralLoopback()
         .withHealthChecks(new ServerConfig.HealthChecks(Duration.ofMillis(200), Duration.ofMillis(1_000), 4)))) {
       WireClient app = checking.connect("app");
