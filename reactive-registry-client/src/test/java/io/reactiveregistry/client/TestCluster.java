@@ -42,7 +42,8 @@ final class TestCluster {
         .withHeartbeat(heartbeat)
         .withReplication(replication)
         .withStorage(new StorageConfig(dir.resolve("n" + n), 0, 10_000, 10_000)
-            .withCluster(ClusterConfig.parse("n" + n, members)));
+            .withCluster(ClusterConfig.parse("n" + n, members))
+            .withLeaderWarmUp(false)); // three throwaway groups more in this JVM would only cost CPU here
   }
 
   /** Starts the three members, {@code config} giving member n's configuration; in order n1, n2, n3. */

@@ -83,6 +83,7 @@ final class SettingDefaults {
     put(defaults, "--health-check-concurrency", config.healthChecks().concurrency());
     put(defaults, "--data-dir", storage.dataDir());
     put(defaults, "--raft-port", storage.raftPort());
+    put(defaults, "--raft-leader-warm-up", storage.leaderWarmUp());
     put(defaults, "--snapshot-every", storage.snapshotEvery());
     put(defaults, "--max-uncommitted-writes", storage.maxNotDurable());
     put(defaults, "--allow-unauthenticated", config.security().allowUnauthenticated());

@@ -78,6 +78,12 @@ class ClusterScriptTest {
     assertThat(status.output().lines().filter(line -> line.matches("n[123]: \\{.*\"role\":\"leader\".*")))
         .as(status.output()).hasSize(1);
     assertThat(status.output().lines().filter(line -> line.contains("\"leader\":\"n"))).hasSize(3);
+    // Members started with the defaults run Raft's leader code once (--raft-leader-warm-up), in the background.
+    for (String member : List.of("n1", "n2", "n3")) {
+      Path log = ROOT.resolve("cluster/run/" + member + ".log");
+      await(member + "'s leader warm-up").atMost(Duration.ofSeconds(60))
+          .until(() -> Files.readString(log).contains("Raft's leader code warmed up"));
+    }
 
     // The README's replication tour: a watcher on n2 sees what is registered on n1, and its removal
     // once n1 is killed and the grace period has passed.

@@ -135,6 +135,8 @@ class SettingsTableTest {
             c -> c.storage().cluster().toString(), value -> value).with("--node-id", "a"),
         setting("--join", "127.0.0.1:7170", "127.0.0.1:7270", "127.0.0.1:7370", c -> c.storage().join(),
             value -> value).with("--node-id", "n4", "--members", "n4=127.0.0.1:7470/7490"),
+        setting("--raft-leader-warm-up", "false", "true", "false", c -> c.storage().leaderWarmUp(),
+            Boolean::valueOf),
         setting("--snapshot-every", "101", "102", "103", c -> c.storage().snapshotEvery(), Long::valueOf),
         integer("--max-uncommitted-writes", "101", "102", "103", c -> c.storage().maxNotDurable()),
         millis("--expiry-tick-ms", "201", "202", "203", ServerConfig::expiryTick),

@@ -33,18 +33,22 @@ final class RaftTransport {
    */
   static Parameters configure(RaftProperties properties, String host, int port, @Nullable TlsFiles tls) {
     Parameters parameters = new Parameters();
+    RaftConfigKeys.Rpc.setType(properties, rpc(tls));
     if (tls == null) {
-      RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
       NettyConfigKeys.Server.setHost(properties, host);
       NettyConfigKeys.Server.setPort(properties, port);
     } else {
-      RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
       GrpcConfigKeys.Server.setHost(properties, host);
       GrpcConfigKeys.Server.setPort(properties, port);
       GrpcConfigKeys.TLS.setConf(parameters, new GrpcTlsConfig(tls.key().toFile(), tls.certificate().toFile(),
           tls.clientCa() == null ? null : tls.clientCa().toFile(), tls.clientCa() != null));
     }
     return parameters;
+  }
+
+  /** The RPC {@link #configure} chooses. */
+  static SupportedRpcType rpc(@Nullable TlsFiles tls) {
+    return tls == null ? SupportedRpcType.NETTY : SupportedRpcType.GRPC;
   }
 
   /** Whether the Raft port accepts only peers with a certificate from the cluster's CA. */

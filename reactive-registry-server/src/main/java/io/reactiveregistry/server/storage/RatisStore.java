@@ -124,6 +124,7 @@ public final class RatisStore implements Storage {
    * and on a joining member until the group has added it.
    */
   private volatile @Nullable RaftClient client;
+  private final @Nullable LeaderPathWarmUp warmUp;
   private final RaftProperties properties;
   private final Parameters parameters;
   /** Membership changes, which wait for the group to commit them (a cluster only). */
@@ -148,8 +149,10 @@ public final class RatisStore implements Storage {
 
   private RatisStore(StorageConfig config, Membership membership, RaftServer server,
       RegistryStateMachine stateMachine, AtomicReference<Throwable> failure, long openedAtNanos, String origin,
-      @Nullable RaftClient client, LeaderWatch leader, RaftProperties properties, Parameters parameters) {
+      @Nullable RaftClient client, LeaderWatch leader, RaftProperties properties, Parameters parameters,
+      @Nullable LeaderPathWarmUp warmUp) {
     this.config = config;
+    this.warmUp = warmUp;
     this.membership = membership;
     this.properties = properties;
     this.parameters = parameters;
@@ -254,13 +257,16 @@ public final class RatisStore implements Storage {
         .setOption(RaftStorage.StartupOption.RECOVER) // reuse the group's directory; format it only when new
         .build();
     server.start();
+    // In the background: the member serves meanwhile, and nothing waits for it.
+    LeaderPathWarmUp warmUp = cluster.clustered() && config.leaderWarmUp()
+        ? LeaderPathWarmUp.start(config.dataDir(), RaftTransport.rpc(tls)) : null;
     if (cluster.clustered() && !joining) {
       // A restarted member knows the membership from its log, which may be newer than its file.
       committed(config.dataDir(), membership, server.getDivision(GROUP_ID).getRaftConf().getCurrentPeers());
     }
     RaftClient client = !cluster.clustered() || joining ? null : client(properties, parameters, group);
     RatisStore store = new RatisStore(config, membership, server, stateMachine, failure, openedAtNanos, origin,
-        client, leader, properties, parameters);
+        client, leader, properties, parameters, warmUp);
     store.writer.start();
     return store;
   }
@@ -786,6 +792,9 @@ public final class RatisStore implements Storage {
   /** Writes what is queued, then stops Ratis. Blocking. */
   @Override
   public void close() throws IOException {
+    if (warmUp != null) {
+      warmUp.stop();
+    }
     try {
       writer.close();
     } catch (InterruptedException e) {

@@ -18,12 +18,15 @@ import org.jspecify.annotations.Nullable;
  * @param restoreFrom a backup file to start a new data directory from ({@code --restore-from}); null for none
  * @param join the RSocket address ({@code host:port}) of a member of the running cluster this new
  *     member asks to add it ({@code --join}); null for a member of the cluster it was started with
+ * @param leaderWarmUp whether a cluster member runs Raft's leader code once at start, in a throwaway
+ *     group, so that its first leadership (a planned hand-over to it) does not run it cold
+ *     ({@code --raft-leader-warm-up}); a single server has nothing to hand over and never does
  */
 public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable, ClusterConfig cluster,
-    @Nullable Path restoreFrom, @Nullable String join) {
+    @Nullable Path restoreFrom, @Nullable String join, boolean leaderWarmUp) {
   public StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable, ClusterConfig cluster,
       @Nullable Path restoreFrom) {
-    this(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, restoreFrom, null);
+    this(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, restoreFrom, null, true);
   }
 
   public StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int maxNotDurable, ClusterConfig cluster) {
@@ -59,14 +62,15 @@ public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int 
   /** This storage as one member of {@code value}'s group, on the Raft port its member entry gives. */
   public StorageConfig withCluster(ClusterConfig value) {
     if (!value.clustered()) {
-      return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, value, restoreFrom, join);
+      return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, value, restoreFrom, join,
+          leaderWarmUp);
     }
     if (dataDir == null) {
       throw new IllegalArgumentException("a cluster member keeps its durable state on disk: --in-memory cannot be "
           + "used with --members");
     }
     return new StorageConfig(dataDir, value.self().raftPort(), snapshotEvery, maxNotDurable, value, restoreFrom,
-        join);
+        join, leaderWarmUp);
   }
 
   /** This storage started, when its data directory is new, from the backup in {@code file}. */
@@ -75,7 +79,7 @@ public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int 
       throw new IllegalArgumentException("--restore-from writes the backup into --data-dir: it cannot be used with "
           + "--in-memory");
     }
-    return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, file, join);
+    return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, file, join, leaderWarmUp);
   }
 
   /**
@@ -87,7 +91,13 @@ public record StorageConfig(Path dataDir, int raftPort, long snapshotEvery, int 
       throw new IllegalArgumentException("--join needs --node-id and --members (this node's own entry, "
           + "id=host:port/raftPort, at least)");
     }
-    return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, restoreFrom, address);
+    return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, restoreFrom, address,
+        leaderWarmUp);
+  }
+
+  /** This storage with its leader warm-up on or off ({@code --raft-leader-warm-up}). */
+  public StorageConfig withLeaderWarmUp(boolean value) {
+    return new StorageConfig(dataDir, raftPort, snapshotEvery, maxNotDurable, cluster, restoreFrom, join, value);
   }
 
   public boolean durable() {

@@ -73,6 +73,12 @@ public final class ServerProcess implements AutoCloseable {
       throws IOException {
     List<String> args = new ArrayList<>(List.of("--node-id", nodeId, "--members", members));
     args.addAll(List.of(extraArgs));
+    if (!args.contains("--raft-leader-warm-up")) {
+      // Off unless a test asks: 1-3 s of CPU per member start on two cores, and these members run
+      // C1 only, so a warm-up would not give them the leader code compiled the way it does a
+      // member in production (LeaderPathWarmUpTest and ClusterScriptTest run it).
+      args.addAll(List.of("--raft-leader-warm-up", "false"));
+    }
     return spawn(List.of(), "127.0.0.1", "384m", dataDir, log, args);
   }
 
