@@ -27,6 +27,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
@@ -122,9 +123,10 @@ final class LeaderPathWarmUp {
       try (RaftClient client = client(group, rpc)) {
         writes(client);
         leaderships.incrementAndGet();
+        RaftPeerId first = client.getLeaderId();
         for (RaftPeer peer : group.getPeers()) {
-          if (stopped || peer.getId().equals(client.getLeaderId())) {
-            continue;
+          if (stopped || peer.getId().equals(first)) {
+            continue; // each of the others leads once
           }
           RaftClientReply reply = client.admin().transferLeadership(peer.getId(), 5_000);
           if (!reply.isSuccess()) {
