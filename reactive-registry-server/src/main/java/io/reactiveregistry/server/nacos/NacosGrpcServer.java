@@ -108,8 +108,10 @@ final class NacosGrpcServer {
           }
 
           @Override
-          public void transportTerminated(Attributes attributes) {
-            NacosConnection connection = attributes.get(CONNECTION);
+          public void transportTerminated(@Nullable Attributes attributes) {
+            // gRPC passes no attributes for a connection that ended before its HTTP/2 preface (a
+            // TCP probe that connects and closes): it never was one of ours.
+            NacosConnection connection = attributes == null ? null : attributes.get(CONNECTION);
             if (connection != null) {
               connections.remove(connection);
               perAddress.computeIfPresent(host(connection.remote), (host, count) -> count == 1 ? null : count - 1);

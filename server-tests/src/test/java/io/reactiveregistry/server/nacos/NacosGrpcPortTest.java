@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -18,6 +22,7 @@ import io.reactiveregistry.server.admission.ConnectionDoor;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.transport.ServerLimits;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -28,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Nacos gRPC port over a real socket, spoken by hand (gRPC's own client, Nacos's payloads):
@@ -207,6 +213,25 @@ class NacosGrpcPortTest {
       for (ManagedChannel each : more) {
         each.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       }
+    }
+  }
+
+  @Test
+  void aTcpProbeThatConnectsAndClosesIsNoConnectionAndLogsNoError() throws Exception {
+    // What a load balancer's TCP health check does: connect, then close before a word of HTTP/2.
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+    root.addAppender(logged);
+    try {
+      for (int i = 0; i < 4; i++) { // more than one address may hold: a probe is never counted
+        new Socket("127.0.0.1", server.nacosGrpcPort()).close();
+      }
+      await().during(Duration.ofMillis(500)).atMost(WAIT).until(() -> logged.list.stream()
+          .noneMatch(event -> event.getLevel().isGreaterOrEqual(Level.WARN)));
+      assertThat(call(channel, "ServerCheckRequest", "{}").type()).isEqualTo("ServerCheckResponse");
+    } finally {
+      root.detachAppender(logged);
     }
   }
 }
