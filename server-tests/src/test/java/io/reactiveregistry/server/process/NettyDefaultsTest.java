@@ -2,28 +2,51 @@ package io.reactiveregistry.server.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.util.ResourceLeakDetector;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class NettyDefaultsTest {
-  private ResourceLeakDetector.Level levelBefore;
-  private String leakBefore;
+  /** Each copy of Netty's leak detector: its property, its level read and set by name. */
+  record Copy(String property, Supplier<String> level, Consumer<String> setLevel) {}
+
+  static final List<Copy> COPIES = List.of(
+      new Copy("io.netty.leakDetection.level", () -> io.netty.util.ResourceLeakDetector.getLevel().name(),
+          name -> io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.valueOf(name))),
+      new Copy("io.grpc.netty.shaded.io.netty.leakDetection.level",
+          () -> io.grpc.netty.shaded.io.netty.util.ResourceLeakDetector.getLevel().name(),
+          name -> io.grpc.netty.shaded.io.netty.util.ResourceLeakDetector.setLevel(
+              io.grpc.netty.shaded.io.netty.util.ResourceLeakDetector.Level.valueOf(name))),
+      new Copy("org.apache.ratis.thirdparty.io.netty.leakDetection.level",
+          () -> org.apache.ratis.thirdparty.io.netty.util.ResourceLeakDetector.getLevel().name(),
+          name -> org.apache.ratis.thirdparty.io.netty.util.ResourceLeakDetector.setLevel(
+              org.apache.ratis.thirdparty.io.netty.util.ResourceLeakDetector.Level.valueOf(name))));
+
+  private final Map<String, String> levelsBefore = new HashMap<>();
+  private final Map<String, String> propertiesBefore = new HashMap<>();
   private String loopsBefore;
 
   @BeforeEach
   void remember() {
-    levelBefore = ResourceLeakDetector.getLevel();
-    leakBefore = System.getProperty(NettyDefaults.LEAK_DETECTION);
+    for (Copy copy : COPIES) {
+      levelsBefore.put(copy.property(), copy.level().get());
+      propertiesBefore.put(copy.property(), System.getProperty(copy.property()));
+    }
     loopsBefore = System.getProperty(NettyDefaults.EVENT_LOOPS);
   }
 
   @AfterEach
   void restore() {
     // This JVM's servers are started already: only what later tests read is put back.
-    ResourceLeakDetector.setLevel(levelBefore);
-    restore(NettyDefaults.LEAK_DETECTION, leakBefore);
+    for (Copy copy : COPIES) {
+      copy.setLevel().accept(levelsBefore.get(copy.property()));
+      restore(copy.property(), propertiesBefore.get(copy.property()));
+    }
     restore(NettyDefaults.EVENT_LOOPS, loopsBefore);
   }
 
@@ -36,26 +59,37 @@ class NettyDefaultsTest {
   }
 
   @Test
-  void theServerRunsOneEventLoopPerCoreWithoutLeakDetectionUnlessTold() {
-    System.clearProperty(NettyDefaults.LEAK_DETECTION);
+  void theServerRunsOneEventLoopPerCoreWithoutLeakDetectionInAnyOfItsNettiesUnlessTold() {
+    for (Copy copy : COPIES) {
+      System.clearProperty(copy.property());
+      copy.setLevel().accept("SIMPLE");
+    }
     System.clearProperty(NettyDefaults.EVENT_LOOPS);
 
     NettyDefaults.apply();
 
-    assertThat(ResourceLeakDetector.getLevel()).isEqualTo(ResourceLeakDetector.Level.DISABLED);
+    for (Copy copy : COPIES) {
+      assertThat(copy.level().get()).as(copy.property()).isEqualTo("DISABLED");
+    }
     assertThat(System.getProperty(NettyDefaults.EVENT_LOOPS))
         .isEqualTo(Integer.toString(Runtime.getRuntime().availableProcessors()));
+    assertThat(NettyDefaults.LEAK_DETECTORS).extracting(NettyDefaults.LeakDetector::property)
+        .containsExactlyElementsOf(COPIES.stream().map(Copy::property).toList());
   }
 
   @Test
   void whatTheOperatorSetStays() {
-    System.setProperty(NettyDefaults.LEAK_DETECTION, "paranoid");
+    for (Copy copy : COPIES) {
+      System.setProperty(copy.property(), "paranoid");
+      copy.setLevel().accept("PARANOID");
+    }
     System.setProperty(NettyDefaults.EVENT_LOOPS, "7");
-    ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
 
     NettyDefaults.apply();
 
-    assertThat(ResourceLeakDetector.getLevel()).isEqualTo(ResourceLeakDetector.Level.PARANOID);
+    for (Copy copy : COPIES) {
+      assertThat(copy.level().get()).as(copy.property()).isEqualTo("PARANOID");
+    }
     assertThat(System.getProperty(NettyDefaults.EVENT_LOOPS)).isEqualTo("7");
   }
 }
