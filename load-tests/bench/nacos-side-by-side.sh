@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 ./mvnw -q -B -o test-compile -pl interop/nacos
 ./mvnw -q -B -o dependency:build-classpath -pl interop/nacos -Dmdep.outputFile=target/bench.classpath \
   -Dmdep.includeScope=test
-CP="interop/nacos/target/test-classes:$(cat interop/nacos/target/bench.classpath)"
+CP="$PWD/interop/nacos/target/test-classes:$(cat interop/nacos/target/bench.classpath)"
 exec java -Dbench.serverJvmArgs="${BENCH_SERVER_JVM_ARGS:-}" -Dnacos.logging.default.config.enabled=false -DJM.SNAPSHOT.PATH=interop/nacos/target/nacos-cache \
   -DJM.LOG.PATH=interop/nacos/target/nacos-logs -cp "$CP" io.reactiveregistry.bench.nacos.NacosSideBySide \
   "${1:-200}" "${2:-both}" ${3:+"$3"}
