@@ -15,6 +15,7 @@ import io.reactiveregistry.server.push.Pacing;
 import io.reactiveregistry.server.push.ResumeHistory;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.security.SecurityConfig;
+import io.reactiveregistry.server.storage.RaftNetty;
 import io.reactiveregistry.server.storage.StorageConfig;
 import io.reactiveregistry.server.tls.TlsFiles;
 import io.reactiveregistry.server.tracing.Tracing;
@@ -432,7 +433,7 @@ public final class Main implements Callable<Integer> {
   boolean inMemory;
 
   public static void main(String[] args) {
-    NettyDefaults.apply();
+    NettyDefaults.apply(new NettyDefaults.LeakDetector(RaftNetty.LEAK_DETECTION, RaftNetty::disableLeakDetection));
     System.exit(commandLine(args, System.getenv()).execute(args));
   }
 

@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.process;
 
 import io.netty.util.ResourceLeakDetector;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,24 +16,24 @@ public final class NettyDefaults {
   /**
    * The server carries three copies of Netty, each with its own leak detector and its own
    * property: Reactor Netty's (the RSocket, WebSocket and HTTP ports), gRPC's shaded one (the
-   * Nacos door's gRPC port) and Ratis's (the Raft links). The property is Netty's with the copy's
-   * package in front.
+   * Nacos door's gRPC port) and Ratis's (the Raft links; handed in by {@code Main}, since only
+   * the storage package knows Ratis). The property is Netty's with the copy's package in front.
    */
-  record LeakDetector(String property, Runnable disable) {}
+  public record LeakDetector(String property, Runnable disable) {}
 
   static final List<LeakDetector> LEAK_DETECTORS = List.of(
       new LeakDetector(LEAK_DETECTION, () -> ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED)),
       new LeakDetector("io.grpc.netty.shaded." + LEAK_DETECTION,
           () -> io.grpc.netty.shaded.io.netty.util.ResourceLeakDetector.setLevel(
-              io.grpc.netty.shaded.io.netty.util.ResourceLeakDetector.Level.DISABLED)),
-      new LeakDetector("org.apache.ratis.thirdparty." + LEAK_DETECTION,
-          () -> org.apache.ratis.thirdparty.io.netty.util.ResourceLeakDetector.setLevel(
-              org.apache.ratis.thirdparty.io.netty.util.ResourceLeakDetector.Level.DISABLED)));
+              io.grpc.netty.shaded.io.netty.util.ResourceLeakDetector.Level.DISABLED)));
 
   private NettyDefaults() {}
 
-  public static void apply() {
-    for (LeakDetector detector : LEAK_DETECTORS) {
+  /** Applies the defaults; {@code otherCopies}: the leak detectors of copies of Netty this package cannot name. */
+  public static void apply(LeakDetector... otherCopies) {
+    List<LeakDetector> detectors = new ArrayList<>(LEAK_DETECTORS);
+    detectors.addAll(List.of(otherCopies));
+    for (LeakDetector detector : detectors) {
       if (System.getProperty(detector.property()) == null) {
         // Even sampling one buffer in 128 records a stack trace per sample: about 4 % of the CPU
         // of lone registrations, 2 % of pushes' (load-tests/RESULTS.md), and 1.7 % of a Nacos
