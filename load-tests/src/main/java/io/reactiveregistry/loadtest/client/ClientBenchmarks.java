@@ -167,6 +167,12 @@ public final class ClientBenchmarks implements Callable<Integer> {
     waitUntil(() -> clients.correctViews() == count, Duration.ofMinutes(2));
     long settled = System.nanoTime();
     progress.dispose();
+    // The observer reconnects on its own backoff, so it may still be catching up when the fleet's
+    // views are correct; its figures are only whole once it has seen every instance come back.
+    long observerDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (backAt.size() < count && System.nanoTime() < observerDeadline) {
+      Thread.sleep(20);
+    }
     long serverCpu = server.cpuNanos() - serverCpuAtStart;
     long processCpu = processCpuNanos() - processCpuAtStart;
     System.out.printf(Locale.ROOT, "  server down for %.0f ms (stop to listening again)%n", (up - down) / 1e6);
