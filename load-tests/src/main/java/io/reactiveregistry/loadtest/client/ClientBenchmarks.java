@@ -167,14 +167,15 @@ public final class ClientBenchmarks implements Callable<Integer> {
     waitUntil(() -> clients.correctViews() == count, Duration.ofMinutes(2));
     long settled = System.nanoTime();
     progress.dispose();
+    long serverCpu = server.cpuNanos() - serverCpuAtStart;
+    long processCpu = processCpuNanos() - processCpuAtStart;
     // The observer reconnects on its own backoff, so it may still be catching up when the fleet's
     // views are correct; its figures are only whole once it has seen every instance come back.
+    // (After the CPU readings: those end where the fleet's views became correct.)
     long observerDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (backAt.size() < count && System.nanoTime() < observerDeadline) {
       Thread.sleep(20);
     }
-    long serverCpu = server.cpuNanos() - serverCpuAtStart;
-    long processCpu = processCpuNanos() - processCpuAtStart;
     System.out.printf(Locale.ROOT, "  server down for %.0f ms (stop to listening again)%n", (up - down) / 1e6);
     System.out.printf(Locale.ROOT, "  all %d registrations back %.2f s after the restart%n", count, (registered - up) / 1e9);
     System.out.printf(Locale.ROOT, "  all %d views correct (%d instances, not stale) %.2f s after the restart%n", count,
