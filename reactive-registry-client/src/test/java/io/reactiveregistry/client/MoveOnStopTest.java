@@ -89,6 +89,57 @@ class MoveOnStopTest {
     }
   }
 
+  /**
+   * A client that does not honour moves (a raw RSocket client) is closed by the stop; its
+   * instances stay with the other members for the replication grace, as after a crash, so that
+   * when it registers again on another member no subscriber sees them go; those of a client that
+   * does not come back go once the grace is over.
+   */
+  @Test
+  void aClientThatCannotMoveKeepsItsInstancesForTheGraceWhereverItRegistersAgain() {
+    TestCluster cluster = new TestCluster(dir);
+    List<RegistryServer> nodes = TestCluster.start(i -> rawClientsMember(cluster, i));
+    RegistryServer stopped = nodes.get(0);
+    RegistryServer watched = nodes.get(1);
+    List<String> pushed = new CopyOnWriteArrayList<>();
+    try (WireClient watcher = WireClient.connect(watched.tcpPort(), "watcher");
+        WireClient returning = WireClient.connect(stopped.tcpPort(), "returning");
+        WireClient gone = WireClient.connect(stopped.tcpPort(), "gone")) {
+      returning.call("instance.register", registration(9100));
+      gone.call("instance.register", registration(9101));
+      await().atMost(WAIT).untilAsserted(() -> assertThat(instancesOn(watched)).isEqualTo(2));
+      Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"orders\"}").subscribe(pushed::add);
+      await().atMost(WAIT).until(() -> !pushed.isEmpty()); // the snapshot: the watch is on
+
+      stopped.disposeNow(WAIT);
+      await().atMost(WAIT).until(returning::isDisposed);
+      try (WireClient back = WireClient.connect(watched.tcpPort(), "returning")) {
+        back.call("instance.register", registration(9100));
+        // The grace over, the stopped member's copies are gone: the one taken over stays.
+        await().atMost(WAIT).until(() -> watched.runtime().read(reads -> reads.replicaCopies("n1")) == 0);
+        assertThat(instancesOn(watched)).isEqualTo(1);
+        await().atMost(WAIT).until(() -> pushed.stream().anyMatch(frame -> frame.contains("\"REMOVE\"")));
+        assertThat(pushed).filteredOn(frame -> frame.contains("\"REMOVE\""))
+            .singleElement().asString().contains("127.0.0.1#9101#DEFAULT");
+      }
+      watch.dispose();
+    } finally {
+      for (RegistryServer node : nodes.subList(1, 3)) {
+        node.disposeNow(Duration.ofSeconds(10));
+      }
+    }
+  }
+
+  private static String registration(int port) {
+    return "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":" + port + "}}";
+  }
+
+  /** Raw clients do not heartbeat here: timings long enough not to expire them meanwhile; a 3 s grace. */
+  private static ServerConfig rawClientsMember(TestCluster cluster, int i) {
+    return cluster.member(i, new HeartbeatTimings(5_000, 30_000, 60_000),
+        new Replication.Settings(Duration.ofSeconds(3), Duration.ofMillis(500), MOVE_TIMEOUT, 0, 0.1));
+  }
+
   private static int awaitLeader(List<RegistryServer> nodes) {
     await().atMost(WAIT).until(() -> nodes.stream().anyMatch(node -> node.storage().orElseThrow().leading()));
     for (int i = 0; i < nodes.size(); i++) {

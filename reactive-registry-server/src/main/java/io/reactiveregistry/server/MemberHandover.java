@@ -19,8 +19,11 @@ import reactor.core.scheduler.Schedulers;
  * then every client that honours {@code connection.move} is asked to move to the members that are
  * up; each registers again there and closes its connection here itself, so that its instances are
  * taken over (the later registration wins everywhere) instead of released. The stop goes on once
- * every such client has left, or after the move timeout; clients that do not honour the request
- * are closed as before and reconnect on their own.
+ * every such client has left, or after the move timeout. Then the member's claims freeze: the
+ * clients still here (those that do not honour the request, or found no member to move to) are
+ * closed and reconnect on their own, and their instances, released here only, stay with the other
+ * members for the replication grace, as after a crash, so that they are taken over where the
+ * clients come back.
  */
 final class MemberHandover {
   private static final Logger log = LoggerFactory.getLogger(MemberHandover.class);
@@ -51,7 +54,10 @@ final class MemberHandover {
     return Mono.fromRunnable(() -> storage.handOffLeadership(LEADERSHIP_TRANSFER_TIMEOUT,
             replication.connectedPeers()))
         .subscribeOn(Schedulers.boundedElastic()) // Ratis's admin call blocks
-        .then(Mono.defer(this::moveClients));
+        .then(Mono.defer(this::moveClients))
+        // Those that stayed are closed next: peers keep their instances for the grace, so that a
+        // client reconnecting elsewhere takes them over without any view losing them.
+        .then(Mono.fromRunnable(replication::freezeClaims));
   }
 
   private Mono<Void> moveClients() {
@@ -69,8 +75,8 @@ final class MemberHandover {
           if (stayed == 0) {
             log.info("clients moved to the other members in {} ms", took);
           } else {
-            log.warn("{} client(s) asked to move had not left after {} ms; closing their connections releases what "
-                + "they own", stayed, took);
+            log.warn("{} client(s) asked to move had not left after {} ms; their connections are closed, and "
+                + "their instances stay with the other members for the replication grace", stayed, took);
           }
         })
         .then();

@@ -424,7 +424,8 @@ public final class RegistryServer implements Disposable {
    * over its leadership and its clients ({@link MemberHandover}); subscription streams
    * end normally and get {@code IN_FLIGHT_GRACE} for their last frames and answers being written
    * to go out; then the ports close and every connection is closed with the reason (releasing what
-   * each owned); HTTP closes last. The ports close only after the streams have ended because
+   * each owned: on a cluster member, here only, the peers keeping it for the replication grace);
+   * HTTP closes last. The ports close only after the streams have ended because
    * closing an RSocket server port also closes its connections.
    */
   private Mono<Void> stop() {

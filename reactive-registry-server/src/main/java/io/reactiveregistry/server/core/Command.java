@@ -116,11 +116,20 @@ public sealed interface Command {
    * Another node's changes to its claims (the ephemeral instances its connections own), in the
    * order it made them: kept as that node's copies, and shown where they are the newest claim of
    * their instance. With {@code replacing}, they are the node's whole set of claims (the snapshot
-   * that starts its stream): copies of it not among them go.
+   * that starts its stream): copies of it not among them go — at once, or, when the stream
+   * started again within the grace after its loss ({@code keptUntilMillis}, by this node's clock,
+   * later than now), when the grace ends, unless another node claims them meanwhile: a restarted
+   * member's new run owns none of its last run's instances, whose clients are on their way to other
+   * members, and they must not leave any view before the grace promised them is over.
    */
-  record ApplyReplica(String node, List<ReplicaChange> changes, boolean replacing) implements Command {
+  record ApplyReplica(String node, List<ReplicaChange> changes, boolean replacing, long keptUntilMillis)
+      implements Command {
     public ApplyReplica {
       changes = List.copyOf(changes);
+    }
+
+    public ApplyReplica(String node, List<ReplicaChange> changes, boolean replacing) {
+      this(node, changes, replacing, 0);
     }
   }
 

@@ -103,7 +103,7 @@ public final class Registry implements RegistryReads {
     } else if (command instanceof Command.ApplyCommitted c) {
       return new Counted(c.replacing() ? replaceCommitted(c.changes()) : applyCommitted(c.changes()));
     } else if (command instanceof Command.ApplyReplica c) {
-      return new Counted(replicas.apply(c.node(), c.changes(), c.replacing()));
+      return new Counted(replicas.apply(c.node(), c.changes(), c.replacing(), c.keptUntilMillis()));
     } else if (command instanceof Command.Heartbeat c) {
       return heartbeat(c.owner(), c.service(), c.instance());
     } else if (command instanceof Command.Renew c) {

@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Other nodes' copies: what each peer said its own connections own, kept per peer exactly as it
@@ -25,8 +26,12 @@ import java.util.Set;
 final class Replicas {
   private record Candidate(String node, ReplicaChange.Claimed claim) {}
 
-  /** A copy withdrawn by {@code from} in favour of {@code to}'s claim stamped {@code stamp}, not yet heard. */
-  private record Handover(String from, ReplicaChange.Claimed claim, String to, long stamp, long until) {}
+  /**
+   * A copy withdrawn by {@code from} in favour of {@code to}'s claim stamped {@code stamp}, not yet
+   * heard; or ({@code to} null) a copy of a restarted node's last run, kept for what is left of the
+   * grace in case its client registers elsewhere. Shown until {@code until} where it is the newest.
+   */
+  private record Handover(String from, ReplicaChange.Claimed claim, @Nullable String to, long stamp, long until) {}
 
   /** How long a withdrawn copy is shown while waiting for the claim that took it over. */
   static final long HANDOVER_WAIT = 5_000;
@@ -70,14 +75,22 @@ final class Replicas {
     instances.onClaimGone(this::resolve);
   }
 
-  /** A peer's changes, in the order it made them; with {@code replacing}, its whole set of claims. */
-  int apply(String node, List<ReplicaChange> changes, boolean replacing) {
+  /**
+   * A peer's changes, in the order it made them; with {@code replacing}, its whole set of claims,
+   * those it held before and no longer claims kept until {@code keptUntil} where no other node
+   * claims them (see {@link Command.ApplyReplica}).
+   */
+  int apply(String node, List<ReplicaChange> changes, boolean replacing, long keptUntil) {
     if (node.equals(self)) {
       throw RegistryException.invalid("node " + node + " is this node; it replicates only to its peers");
     }
     PeerCopies held = copies.computeIfAbsent(node, n -> new PeerCopies());
     Set<InstanceAddress> touched = new LinkedHashSet<>();
+    Map<InstanceAddress, ReplicaChange.Claimed> before = Map.of();
     if (replacing) {
+      if (keptUntil > clock.millis()) {
+        before = new HashMap<>(held.claims);
+      }
       touched.addAll(held.claims.keySet());
       held.clear();
       touched.addAll(endHandoversTo(node)); // its snapshot says what it claims
@@ -93,7 +106,7 @@ final class Replicas {
         traces.put(address, change.trace());
       }
       Handover waiting = handovers.get(address);
-      if (waiting != null && waiting.to().equals(node)) {
+      if (waiting != null && node.equals(waiting.to())) {
         handovers.remove(address); // the taking node's own word about it, whatever it is
       }
       if (change instanceof ReplicaChange.Claimed claim) {
@@ -111,6 +124,11 @@ final class Replicas {
         }
       }
       touched.add(address);
+    }
+    for (Map.Entry<InstanceAddress, ReplicaChange.Claimed> last : before.entrySet()) {
+      if (!held.claims.containsKey(last.getKey())) {
+        handovers.putIfAbsent(last.getKey(), new Handover(node, last.getValue(), null, 0, keptUntil));
+      }
     }
     for (InstanceAddress address : touched) {
       TraceContext trace = traces == null ? null : traces.get(address);
@@ -143,7 +161,7 @@ final class Replicas {
   private List<InstanceAddress> endHandoversTo(String node) {
     List<InstanceAddress> ended = new ArrayList<>();
     handovers.entrySet().removeIf(entry -> {
-      if (entry.getValue().to().equals(node)) {
+      if (node.equals(entry.getValue().to())) {
         ended.add(entry.getKey());
         return true;
       }
@@ -168,15 +186,17 @@ final class Replicas {
       return;
     }
     long now = clock.millis();
-    List<InstanceAddress> late = new ArrayList<>();
+    Map<InstanceAddress, Handover> late = new HashMap<>();
     handovers.entrySet().removeIf(entry -> {
       if (entry.getValue().until() <= now) {
-        late.add(entry.getKey());
+        late.put(entry.getKey(), entry.getValue());
         return true;
       }
       return false;
     });
-    late.forEach(this::resolve);
+    // A restarted node's last-run copy outlived the grace: its member's run that held it is lost.
+    late.forEach((address, handover) -> resolve(address, handover.to() == null ? ChangeCause.MEMBER_LOST
+        : ChangeCause.REPLICATED));
   }
 
   /** Handovers waiting for the taking node's claim, for tests and meters. */

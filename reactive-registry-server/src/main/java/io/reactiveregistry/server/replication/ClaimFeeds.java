@@ -23,6 +23,8 @@ public final class ClaimFeeds {
   private final RegistryRuntime runtime;
   private final Scheduler drainer;
   private final Set<ClaimFeed> feeds = ConcurrentHashMap.newKeySet();
+  /** Set once, when the member stops: no change, digest or new stream goes out after it. */
+  private volatile boolean frozen;
 
   public ClaimFeeds(String self, long epoch, RegistryRuntime runtime, Scheduler drainer) {
     this.self = self;
@@ -30,6 +32,9 @@ public final class ClaimFeeds {
     this.runtime = runtime;
     this.drainer = drainer;
     runtime.addClaimListener(changes -> {
+      if (frozen) {
+        return;
+      }
       for (ClaimFeed feed : feeds) {
         feed.changes(changes);
       }
@@ -41,6 +46,9 @@ public final class ClaimFeeds {
    * with the stream's registration, so that no change falls between the snapshot and the changes.
    */
   public Flux<byte[]> open(String peer) {
+    if (frozen) {
+      return Flux.error(new IllegalStateException("member " + self + " is stopping: its claims are no longer sent"));
+    }
     return Flux.create(sink -> {
       ClaimFeed feed = runtime.read(reads -> {
         ClaimFeed opened = new ClaimFeed(peer, self, epoch, reads.claims(), drainer);
@@ -59,7 +67,7 @@ public final class ClaimFeeds {
   public Disposable startDigests(Duration interval, Scheduler timer, IntSupplier connections,
       Supplier<@Nullable String> zone) {
     return timer.schedulePeriodically(() -> runtime.read(reads -> {
-      if (!feeds.isEmpty()) {
+      if (!frozen && !feeds.isEmpty()) {
         var digest = reads.claimsDigest();
         int held = connections.getAsInt();
         String mine = zone.get();
@@ -67,6 +75,24 @@ public final class ClaimFeeds {
       }
       return null;
     }), interval.toMillis(), interval.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * No change made from now on is sent, nor a digest, nor a new stream's snapshot; what is already
+   * queued still goes out. A stopping member freezes its claims once its clients have moved, before
+   * it closes the connections of those that stayed: their instances are then released here only,
+   * and each peer, seeing the stream end, keeps them as copies for the grace period, as it would
+   * after a crash, so that a client reconnecting elsewhere within it takes them over without any
+   * view losing them. (Sent, the releases would remove them from every view at once, and the
+   * client's registration elsewhere would add them back: a flap each subscriber sees.) A digest
+   * would now make peers repair with a snapshot lacking them, hence none either.
+   */
+  public void freeze() {
+    // Under the runtime's monitor, which offers the changes: none is half-forwarded.
+    runtime.read(reads -> {
+      frozen = true;
+      return null;
+    });
   }
 
   /** Changes waiting to be sent to a peer (the most over its open streams). */

@@ -78,6 +78,8 @@ public final class PeerLink implements Disposable {
   private long newestStamp;
   private Disposable loop;
   private @Nullable Disposable graceTimer;
+  /** When the running grace ends, by the clock the runtime keeps (valid while graceTimer is set). */
+  private long graceEndsMillis;
   private boolean repairing;
 
   public PeerLink(String self, ClusterConfig.Member peer, RegistryRuntime runtime, Duration grace, Scheduler timer,
@@ -204,7 +206,10 @@ public final class PeerLink implements Disposable {
 
   /** The snapshot is whole: it replaces the peer's copies (under this link's lock, never beside a drop). */
   private synchronized void connected(long epoch) {
-    runtime.execute(new Command.ApplyReplica(peer.id(), List.copyOf(snapshot), true));
+    // Within the grace of its loss (a restart, a blip), what the peer no longer claims stays until
+    // the grace ends: its clients may be registering elsewhere right now.
+    long keptUntil = graceTimer != null ? graceEndsMillis : 0;
+    runtime.execute(new Command.ApplyReplica(peer.id(), List.copyOf(snapshot), true, keptUntil));
     log.info("replicating from {}: {} instances (epoch {})", peer.id(), snapshot.size(), epoch);
     snapshot.clear();
     this.epoch = epoch;
@@ -229,6 +234,7 @@ public final class PeerLink implements Disposable {
       log.warn("lost replication from {}; its copies are kept for {} ms", peer.id(), grace.toMillis());
     }
     if (graceTimer == null && !isDisposed()) {
+      graceEndsMillis = clock.millis() + grace.toMillis();
       graceTimer = timer.schedule(this::graceOver, grace.toMillis(), TimeUnit.MILLISECONDS);
     }
   }

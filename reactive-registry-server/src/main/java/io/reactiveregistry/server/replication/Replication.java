@@ -225,6 +225,15 @@ public final class Replication implements Disposable {
     return links.stream().filter(PeerLink::connected).map(PeerLink::peer).toList();
   }
 
+  /**
+   * This member is stopping and its clients have moved: what it changes from now on (releasing the
+   * instances of the clients that stayed, as their connections close) is not sent to its peers,
+   * which keep those instances for the grace period ({@link ClaimFeeds#freeze()}).
+   */
+  public void freezeClaims() {
+    feeds.freeze();
+  }
+
   @Override
   public void dispose() {
     membershipChanges.dispose();

@@ -187,6 +187,48 @@ class ReplicasTest {
   }
 
   @Test
+  void aPeerRestartedWithinTheGraceKeepsItsLastRunsInstancesShownUntilTheGraceEndsOrAnotherNodeTakesThemOver() {
+    n1.register(client1, orders, true, instance(8080));
+    n1.register(client2, orders, true, instance(8081));
+    shipAll();
+    n2.takeEvents();
+
+    // n1 was stopped (n2 keeps its copies for a 4 s grace) and, 1 s later, runs again: its new
+    // run's snapshot claims nothing. Its clients are on their way to other members meanwhile.
+    clock2.advance(Duration.ofSeconds(1));
+    long graceEnds = clock2.millis() + 3_000;
+    n2.apply(new Command.ApplyReplica("n1", List.of(), true, graceEnds));
+    assertThat(shown(n2, orders)).extracting(InstanceView::port).containsExactly(8080, 8081);
+    assertThat(n2.takeEvents()).as("nothing a subscriber sees").isEmpty();
+    assertThat(n2.replicaDigest("n1")).as("the copies agree with n1's new run").isEqualTo(ReplicaDigest.EMPTY);
+
+    // 8080's client registers on n3: taken over there, without a change here.
+    n3.register(new Owner(3, "app@127.0.0.1:40003"), orders, true, instance(8080));
+    ship(n3);
+    assertThat(n2.takeEvents()).allSatisfy(event -> assertThat(event).isNotInstanceOf(
+        RegistryEvent.InstanceRemoved.class));
+
+    // The grace over, what nobody took over goes, for the member's loss; the rest stays.
+    clock2.advance(Duration.ofMillis(2_999));
+    n2.expire();
+    assertThat(shown(n2, orders)).hasSize(2);
+    clock2.advance(Duration.ofMillis(1));
+    n2.expire();
+    assertThat(shown(n2, orders)).extracting(InstanceView::port).containsExactly(8080);
+    assertThat(n2.takeEvents()).singleElement().satisfies(event -> {
+      assertThat(event).isInstanceOf(RegistryEvent.InstanceRemoved.class);
+      assertThat(event.cause()).isEqualTo(ChangeCause.MEMBER_LOST);
+    });
+
+    // A snapshot outside any grace (a repair of a stream that never ended) replaces at once.
+    n1.register(client1, orders, true, instance(8082));
+    shipAll();
+    n2.takeEvents();
+    n2.apply(new Command.ApplyReplica("n1", List.of(), true));
+    assertThat(shown(n2, orders)).extracting(InstanceView::port).containsExactly(8080);
+  }
+
+  @Test
   void copiesHaveNoHeartbeatDeadlinesHereTheirNodeExpiresThemAndTheRemovalIsStreamed() {
     n1.register(client1, orders, true, instance(8080));
     shipAll();
