@@ -111,10 +111,13 @@ class MoveOnStopTest {
       Disposable watch = watcher.stream("service.subscribe", "{\"service\":\"orders\"}").subscribe(pushed::add);
       await().atMost(WAIT).until(() -> !pushed.isEmpty()); // the snapshot: the watch is on
 
-      stopped.disposeNow(WAIT);
+      // The client comes back as soon as the stop closed its connection (while the member still
+      // closes its storage): the grace runs from there.
+      stopped.dispose();
       await().atMost(WAIT).until(returning::isDisposed);
       try (WireClient back = WireClient.connect(watched.tcpPort(), "returning")) {
         back.call("instance.register", registration(9100));
+        stopped.disposeNow(WAIT);
         // The grace over, the stopped member's copies are gone: the one taken over stays.
         await().atMost(WAIT).until(() -> watched.runtime().read(reads -> reads.replicaCopies("n1")) == 0);
         assertThat(instancesOn(watched)).isEqualTo(1);
