@@ -229,7 +229,7 @@ public final class EurekaSideBySide {
       lines.add(row("full fetch of " + (instances + ALONE) + ": JSON bytes", plain.body().length));
       lines.add(row("  gzipped bytes", zipped.body().length));
       // The warm-up's fetches came after changes (a document rendered anew): the path that sends a
-      // kept document is warmed here first. Then 200, so that /proc's 10 ms ticks are 0.05 ms each.
+      // kept document is warmed here first (500). Then 200, so that /proc's 10 ms ticks are 0.05 ms each.
       for (int f = 0; f < 500; f++) {
         HTTP.send(HttpRequest.newBuilder(URI.create(base + "/apps")).header("Accept", "application/json")
             .header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.discarding());
