@@ -41,6 +41,7 @@ class RollingRestartTest {
   /** 300 in the suite; {@code -DrollingRestart.apps=1000} for load-tests/RESULTS.md's figure. */
   private static final int APPS = Integer.getInteger("rollingRestart.apps", 300);
   private static final Pattern CLIENT = Pattern.compile("\"client\":\"app-\\d+\"");
+  private static final Pattern INSTANCE_ID = Pattern.compile("\"instanceId\":\"([^\"]+)\"");
 
   @TempDir
   Path dir;
@@ -94,6 +95,12 @@ class RollingRestartTest {
         await().atMost(WAIT).until(() -> ports.subList(0, 3).stream().allMatch(RollingRestartTest::streamsFromAll));
         watches.forEach(Disposable::dispose);
         watches.clear();
+        // Checked each round, while the members that pushed a removal still keep its history (a
+        // member's history starts with its run): a failure says which member removed it and why.
+        int round = restarted + 1;
+        List<String> removals = pushed.stream().filter(frame -> frame.contains("\"REMOVE\"")).toList();
+        assertThat(removals).as(() -> "REMOVE pushed while n" + round + " restarted; the members' history of those "
+            + "instances: " + historyOf(removals, ports.subList(0, 3))).isEmpty();
       }
       long restartedAll = Duration.ofNanos(System.nanoTime() - began).toMillis();
       assertThat(pushed).as("frames pushed to the subscribers").isNotEmpty()
@@ -124,6 +131,23 @@ class RollingRestartTest {
   private static int instancesOn(RegistryServer node) {
     return node.runtime().read(reads -> reads.instanceRecords(ServiceKey.of(Protocol.DEFAULT_NAMESPACE,
         Protocol.DEFAULT_GROUP, "orders")).size());
+  }
+
+  /** What each member's audit history says of the instances the frames name (admin.trace.query). */
+  private static String historyOf(List<String> frames, List<Integer> ports) {
+    StringBuilder history = new StringBuilder();
+    Matcher instance = INSTANCE_ID.matcher(String.join("\n", frames));
+    while (instance.find()) {
+      for (int i = 0; i < ports.size(); i++) {
+        try (WireClient ops = WireClient.connect(ports.get(i), "ops")) {
+          history.append("\n  n").append(i + 1).append(", ").append(instance.group(1)).append(": ")
+              .append(ops.call("admin.trace.query", "{\"instanceId\":\"" + instance.group(1) + "\"}"));
+        } catch (RuntimeException e) {
+          history.append("\n  n").append(i + 1).append(": ").append(e);
+        }
+      }
+    }
+    return history.toString();
   }
 
   /** The member on {@code port} follows both its peers' streams. */
