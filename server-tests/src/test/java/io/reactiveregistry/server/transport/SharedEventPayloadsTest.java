@@ -29,6 +29,19 @@ class SharedEventPayloadsTest {
     return result.get();
   }
 
+  /**
+   * The buffer under every view of it. One unwrap is not enough: Netty's leak detector wraps one
+   * allocation in 128 (sampled) in a leak-aware buffer, whose duplicates are wrapped again, so a
+   * frame's data can be a wrapper of a duplicate of the copy.
+   */
+  private static ByteBuf root(ByteBuf buffer) {
+    ByteBuf under = buffer;
+    while (under.unwrap() != null) {
+      under = under.unwrap();
+    }
+    return under;
+  }
+
   @Test
   void oneEventsFramesShareOneDirectCopyFreedWhenAllAreWrittenAndTheLoopMovedOn() throws Exception {
     byte[] event = "{\"type\":\"UPSERT\",\"revision\":7}".getBytes(StandardCharsets.UTF_8);
@@ -38,9 +51,9 @@ class SharedEventPayloadsTest {
       for (int i = 0; i < 3; i++) {
         frames.add(SharedEventPayloads.of(event));
       }
-      ByteBuf shared = frames.get(0).data().unwrap();
+      ByteBuf shared = root(frames.get(0).data());
       List<Object> out = new ArrayList<>();
-      out.add(frames.stream().allMatch(p -> p.data().isDirect() && p.data().unwrap() == shared));
+      out.add(frames.stream().allMatch(p -> p.data().isDirect() && root(p.data()) == shared));
       out.add(frames.stream().allMatch(p -> p.getDataUtf8().equals(new String(event, StandardCharsets.UTF_8))));
       frames.forEach(Payload::release); // written
       out.add(shared.refCnt()); // still the loop's
