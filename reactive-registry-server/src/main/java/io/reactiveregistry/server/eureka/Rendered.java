@@ -19,6 +19,11 @@ record Rendered(byte[] plain, byte @Nullable [] gzipped, String contentType) {
     return new Rendered(plain, plain.length >= GZIP_FROM_BYTES ? gzip(plain) : null, contentType);
   }
 
+  /** A document gzipped already (see {@link SplicedGzip}): sent so when it is large enough. */
+  static Rendered of(byte[] plain, byte[] gzipped, String contentType) {
+    return new Rendered(plain, plain.length >= GZIP_FROM_BYTES ? gzipped : null, contentType);
+  }
+
   private static byte[] gzip(byte[] plain) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(plain.length / 4 + 64);
     // The fastest level: a full fetch of ten thousand instances is re-compressed after every change,

@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * The full fetch and the delta, put together from each service's instances rendered once: a
  * service's rendering is kept while its snapshot is the same (the catalog hands out the same
  * snapshot until the service changes), so after a change only that service is rendered again, and
- * the document is a concatenation. A whole document is also kept until the catalog's revision
+ * the document is a concatenation; so is its gzip, each service's part compressed once and spliced
+ * ({@link SplicedGzip}: compressing the whole document anew was most of a fetch after a change). A whole document is also kept until the catalog's revision
  * moves, or for the delta until its changes do (the window also drops old ones without a new
  * revision): every Eureka client polls the same documents, so the second and later polls of a
  * state cost a lookup.
@@ -36,8 +37,35 @@ final class Renderings {
 
   private record Kept(Key key, Reply reply) {}
 
-  /** A service's instances rendered in one format, by instance id, and how many of each Eureka status. */
-  private record Fragments(ServiceSnapshot snapshot, Map<String, byte[]> instances, Map<String, Integer> statuses) {}
+  /**
+   * A service's instances rendered in one format, by instance id, and how many of each Eureka
+   * status; and, once a full fetch needed it, all of them as they stand in that document, with
+   * their compression (see {@link SplicedGzip}).
+   */
+  private record Fragments(ServiceSnapshot snapshot, Map<String, byte[]> instances, Map<String, Integer> statuses,
+      AtomicReference<@Nullable Segment> segment) {
+    Segment segment(Format format) {
+      Segment made = segment.get();
+      if (made == null) {
+        ByteArrayOutputStream joined = new ByteArrayOutputStream(64 * instances.size());
+        boolean first = true;
+        for (byte[] instance : instances.values()) {
+          if (format == Format.JSON && !first) {
+            joined.write(',');
+          }
+          joined.writeBytes(instance);
+          first = false;
+        }
+        byte[] plain = joined.toByteArray();
+        made = new Segment(plain, SplicedGzip.compress(plain));
+        segment.set(made);
+      }
+      return made;
+    }
+  }
+
+  /** A service's part of the full document, plain and compressed alone. */
+  private record Segment(byte[] plain, byte[] deflated) {}
 
   private final AtomicReference<@Nullable Kept> fullJson = new AtomicReference<>();
   private final AtomicReference<@Nullable Kept> fullXml = new AtomicReference<>();
@@ -55,22 +83,73 @@ final class Renderings {
   Reply full(Catalog catalog, Format format) {
     Key key = new Key(catalog.revision(), -1, format);
     return kept(format == Format.JSON ? fullJson : fullXml, key, () -> {
-      Map<String, List<byte[]>> byApp = new TreeMap<>();
+      Map<String, List<Fragments>> byApp = new TreeMap<>();
       Map<String, Integer> statuses = new TreeMap<>();
       Set<String> current = new HashSet<>();
       for (ServiceSnapshot service : catalog.services()) {
         current.add(key(service.service(), format));
         Fragments rendered = fragments(service, format);
         if (!rendered.instances().isEmpty()) {
-          byApp.computeIfAbsent(EurekaViews.app(service.service()), app -> new ArrayList<>())
-              .addAll(rendered.instances().values());
+          byApp.computeIfAbsent(EurekaViews.app(service.service()), app -> new ArrayList<>()).add(rendered);
         }
         rendered.statuses().forEach((status, count) -> statuses.merge(status, count, Integer::sum));
       }
       // Services gone since: their renderings go too.
       fragments.keySet().removeIf(name -> name.startsWith(format.name() + '\u0000') && !current.contains(name));
-      return document(catalog.revision(), hash(statuses), byApp, format);
+      return fullDocument(catalog.revision(), hash(statuses), byApp, format);
     });
+  }
+
+  /**
+   * The whole registry: each service's instances as their segment, plain and compressed once
+   * (spliced into the gzipped document as they are), the text around them written anew.
+   */
+  private static Reply fullDocument(long revision, String hash, Map<String, List<Fragments>> byApp, Format format) {
+    int size = 256;
+    for (List<Fragments> services : byApp.values()) {
+      for (Fragments service : services) {
+        size += service.segment(format).plain().length + 64;
+      }
+    }
+    ByteArrayOutputStream plain = new ByteArrayOutputStream(size);
+    SplicedGzip gzipped = new SplicedGzip(size / 8);
+    boolean json = format == Format.JSON;
+    text(plain, gzipped, opening(revision, hash, format));
+    boolean firstApp = true;
+    for (Map.Entry<String, List<Fragments>> app : byApp.entrySet()) {
+      text(plain, gzipped, appOpening(app.getKey(), firstApp, format));
+      boolean firstService = true;
+      for (Fragments service : app.getValue()) {
+        if (json && !firstService) {
+          text(plain, gzipped, ",");
+        }
+        Segment segment = service.segment(format);
+        plain.writeBytes(segment.plain());
+        gzipped.splice(segment.plain(), segment.deflated());
+        firstService = false;
+      }
+      text(plain, gzipped, json ? "]}" : "</application>");
+      firstApp = false;
+    }
+    text(plain, gzipped, json ? "]}}" : "</applications>");
+    return new Reply(200, Rendered.of(plain.toByteArray(), gzipped.finish(), format.contentType), null);
+  }
+
+  private static void text(ByteArrayOutputStream plain, SplicedGzip gzipped, String text) {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    plain.writeBytes(bytes);
+    gzipped.add(bytes);
+  }
+
+  private static String opening(long revision, String hash, Format format) {
+    return format == Format.JSON ? "{\"applications\":{\"versions__delta\":\"" + revision + "\",\"apps__hashcode\":\""
+        + hash + "\",\"application\":[" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><applications><versions__delta>"
+        + revision + "</versions__delta><apps__hashcode>" + hash + "</apps__hashcode>";
+  }
+
+  private static String appOpening(String app, boolean first, Format format) {
+    return format == Format.JSON ? (first ? "" : ",") + "{\"name\":\"" + app + "\",\"instance\":["
+        : "<application><name>" + app + "</name>";
   }
 
   Reply delta(Catalog.Delta changes, Format format) {
@@ -121,7 +200,7 @@ final class Renderings {
           EurekaViews.instance(service.service(), instance, null), format));
       statuses.merge(EurekaViews.status(instance), 1, Integer::sum);
     }
-    Fragments made = new Fragments(service, instances, statuses);
+    Fragments made = new Fragments(service, instances, statuses, new AtomicReference<>());
     fragments.put(key, made);
     return made;
   }
@@ -158,16 +237,10 @@ final class Renderings {
   private static Reply document(long revision, String hash, Map<String, List<byte[]>> byApp, Format format) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(64 * 1024);
     boolean json = format == Format.JSON;
-    write(out, json ? "{\"applications\":{\"versions__delta\":\"" + revision + "\",\"apps__hashcode\":\"" + hash
-        + "\",\"application\":[" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><applications><versions__delta>"
-        + revision + "</versions__delta><apps__hashcode>" + hash + "</apps__hashcode>");
+    write(out, opening(revision, hash, format));
     boolean firstApp = true;
     for (Map.Entry<String, List<byte[]>> app : byApp.entrySet()) {
-      if (json) {
-        write(out, (firstApp ? "" : ",") + "{\"name\":\"" + app.getKey() + "\",\"instance\":[");
-      } else {
-        write(out, "<application><name>" + app.getKey() + "</name>");
-      }
+      write(out, appOpening(app.getKey(), firstApp, format));
       boolean firstInstance = true;
       for (byte[] instance : app.getValue()) {
         if (json && !firstInstance) {

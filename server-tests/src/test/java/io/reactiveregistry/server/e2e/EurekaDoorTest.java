@@ -108,6 +108,43 @@ class EurekaDoorTest {
     assertThat(get("/eureka/apps/ORDERS", "application/json").statusCode()).isEqualTo(404);
   }
 
+  /**
+   * A full fetch asked for gzipped is the plain document, compressed: after changes too, when
+   * only the changed application is compressed again and spliced between the others (JSON and
+   * XML, read back with the JDK's GZIPInputStream as Eureka's client reads it).
+   */
+  @Test
+  void aGzippedFullFetchIsThePlainDocumentAfterEveryChange() throws Exception {
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
+    for (int i = 0; i < 40; i++) {
+      register(i % 2 == 0 ? "ORDERS" : "BILLING", "app-" + i, "127.0.1." + (i + 1), 8080);
+    }
+    for (String accept : List.of("application/json", "application/xml")) {
+      assertThat(gunzip(fetchGzipped(accept))).isEqualTo(get("/eureka/apps", accept).body());
+    }
+    register("ORDERS", "app-40", "127.0.1.41", 8080); // one application changes, the other not
+    assertThat(send("DELETE", "/eureka/apps/BILLING/app-1", null, null).statusCode()).isEqualTo(200);
+    register("PAYMENTS", "app-41", "127.0.1.42", 8080); // an application appears
+    for (String accept : List.of("application/json", "application/xml")) {
+      String plain = get("/eureka/apps", accept).body();
+      assertThat(plain).contains("app-40", "app-41").doesNotContain("app-1<", "\"app-1\"");
+      assertThat(gunzip(fetchGzipped(accept))).isEqualTo(plain);
+    }
+  }
+
+  private byte[] fetchGzipped(String accept) throws Exception {
+    HttpResponse<byte[]> zipped = http.send(HttpRequest.newBuilder(uri("/eureka/apps")).timeout(WAIT)
+        .header("Accept", accept).header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(zipped.headers().firstValue("Content-Encoding")).hasValue("gzip");
+    return zipped.body();
+  }
+
+  private static String gunzip(byte[] zipped) throws Exception {
+    try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(zipped))) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
   @Test
   void changesAreKeptForTheDeltaFromAReadOnUntilAWindowPassesWithoutOne() throws Exception {
     fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
