@@ -326,6 +326,11 @@ public final class Registry implements RegistryReads {
   }
 
   @Override
+  public List<ServiceKey> keys(String namespace, String group) {
+    return services.keys(namespace, group);
+  }
+
+  @Override
   public List<Results.InstanceRecord> instanceRecords(ServiceKey key) {
     return instances.records(key);
   }

@@ -21,6 +21,12 @@ public interface RegistryReads {
   /** Services of a namespace (and group, when given) whose name starts with {@code prefix}, by group then name. */
   List<ServiceSummary> list(String namespace, String group, String prefix);
 
+  /**
+   * The services of a namespace (and group, when given), by group then name, as {@link #list}
+   * orders them but without their counts, which look at every instance.
+   */
+  List<ServiceKey> keys(String namespace, String group);
+
   /** A service's summary, as {@link #list} gives it; empty for an unknown service. */
   Optional<ServiceSummary> summary(ServiceKey key);
 

@@ -259,6 +259,18 @@ final class ServiceCatalog {
     return found;
   }
 
+  List<ServiceKey> keys(String namespace, String group) {
+    List<ServiceKey> found = new ArrayList<>();
+    for (Service service : services.values()) {
+      ServiceKey key = service.key;
+      if (key.namespace().equals(namespace) && (group == null || key.group().equals(group))) {
+        found.add(key);
+      }
+    }
+    found.sort(Comparator.comparing(ServiceKey::group).thenComparing(ServiceKey::service));
+    return found;
+  }
+
   List<NamespaceSummary> namespaces() {
     Map<String, int[]> counts = new TreeMap<>();
     for (Service service : services.values()) {

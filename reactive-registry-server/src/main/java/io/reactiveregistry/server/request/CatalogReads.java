@@ -3,7 +3,6 @@ package io.reactiveregistry.server.request;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.server.core.RegistryReads;
-import io.reactiveregistry.server.core.Results.ServiceSummary;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.runtime.RegistryRuntime;
@@ -76,10 +75,9 @@ final class CatalogReads {
     if (known != null && known.revision() == revision) {
       return known;
     }
-    List<ServiceSummary> listed = reads.list(namespace, group, null);
+    List<ServiceKey> listed = reads.keys(namespace, group);
     List<ServiceSnapshot> services = new ArrayList<>(listed.size());
-    for (ServiceSummary summary : listed) {
-      ServiceKey key = summary.service();
+    for (ServiceKey key : listed) {
       long serviceRevision = reads.serviceRevision(key);
       Built built = snapshots.get(key);
       if (built == null || built.serviceRevision() != serviceRevision) {
