@@ -26,11 +26,11 @@ import org.jspecify.annotations.Nullable;
  * The full fetch and the delta, put together from each service's instances rendered once: a
  * service's rendering is kept while its snapshot is the same (the catalog hands out the same
  * snapshot until the service changes), so after a change only that service is rendered again, and
- * the document is a concatenation; so is its gzip, each service's part compressed once and spliced
- * ({@link SplicedGzip}: compressing the whole document anew was most of a fetch after a change). A whole document is also kept until the catalog's revision
- * moves, or for the delta until its changes do (the window also drops old ones without a new
- * revision): every Eureka client polls the same documents, so the second and later polls of a
- * state cost a lookup.
+ * the document is a concatenation; so is its gzip, each service's part compressed once and
+ * spliced ({@link SplicedGzip}: compressing the whole document anew was most of a fetch after a
+ * change). A whole document is also kept until the catalog's revision moves, or for the delta
+ * until its changes do (the window also drops old ones without a new revision): every Eureka
+ * client polls the same documents, so the second and later polls of a state cost a lookup.
  */
 final class Renderings {
   private record Key(long revision, int changes, Format format) {}
