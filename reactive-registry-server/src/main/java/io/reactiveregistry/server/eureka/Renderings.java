@@ -102,43 +102,59 @@ final class Renderings {
 
   /**
    * The whole registry: each service's instances as their segment, plain and compressed once
-   * (spliced into the gzipped document as they are), the text around them written anew.
+   * (spliced into the gzipped document as they are), the text around them written anew. The
+   * plain document is one array of its exact size, each piece copied into it once (a growing
+   * buffer copied it twice more: the largest part of a fetch after a change once the gzip was
+   * spliced).
    */
   private static Reply fullDocument(long revision, String hash, Map<String, List<Fragments>> byApp, Format format) {
-    int size = 256;
-    for (List<Fragments> services : byApp.values()) {
-      for (Fragments service : services) {
-        size += service.segment(format).plain().length + 64;
-      }
-    }
-    ByteArrayOutputStream plain = new ByteArrayOutputStream(size);
-    SplicedGzip gzipped = new SplicedGzip(size / 8);
     boolean json = format == Format.JSON;
-    text(plain, gzipped, opening(revision, hash, format));
+    List<byte[]> pieces = new ArrayList<>(4 * byApp.size() + 2);
+    List<@Nullable Segment> segments = new ArrayList<>(pieces.size());
+    piece(pieces, segments, opening(revision, hash, format));
     boolean firstApp = true;
     for (Map.Entry<String, List<Fragments>> app : byApp.entrySet()) {
-      text(plain, gzipped, appOpening(app.getKey(), firstApp, format));
+      piece(pieces, segments, appOpening(app.getKey(), firstApp, format));
       boolean firstService = true;
       for (Fragments service : app.getValue()) {
         if (json && !firstService) {
-          text(plain, gzipped, ",");
+          piece(pieces, segments, ",");
         }
         Segment segment = service.segment(format);
-        plain.writeBytes(segment.plain());
-        gzipped.splice(segment.plain(), segment.deflated());
+        pieces.add(segment.plain());
+        segments.add(segment);
         firstService = false;
       }
-      text(plain, gzipped, json ? "]}" : "</application>");
+      piece(pieces, segments, json ? "]}" : "</application>");
       firstApp = false;
     }
-    text(plain, gzipped, json ? "]}}" : "</applications>");
-    return new Reply(200, Rendered.of(plain.toByteArray(), gzipped.finish(), format.contentType), null);
+    piece(pieces, segments, json ? "]}}" : "</applications>");
+
+    int length = 0;
+    for (byte[] piece : pieces) {
+      length += piece.length;
+    }
+    byte[] plain = new byte[length];
+    SplicedGzip gzipped = new SplicedGzip(length / 8);
+    int at = 0;
+    for (int i = 0; i < pieces.size(); i++) {
+      byte[] piece = pieces.get(i);
+      System.arraycopy(piece, 0, plain, at, piece.length);
+      at += piece.length;
+      Segment segment = segments.get(i);
+      if (segment == null) {
+        gzipped.add(piece);
+      } else {
+        gzipped.splice(piece, segment.deflated());
+      }
+    }
+    return new Reply(200, Rendered.of(plain, gzipped.finish(), format.contentType), null);
   }
 
-  private static void text(ByteArrayOutputStream plain, SplicedGzip gzipped, String text) {
-    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    plain.writeBytes(bytes);
-    gzipped.add(bytes);
+  /** Text between segments: compressed with the document. */
+  private static void piece(List<byte[]> pieces, List<@Nullable Segment> segments, String text) {
+    pieces.add(text.getBytes(StandardCharsets.UTF_8));
+    segments.add(null);
   }
 
   private static String opening(long revision, String hash, Format format) {
