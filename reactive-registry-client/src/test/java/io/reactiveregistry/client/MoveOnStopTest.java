@@ -68,7 +68,9 @@ class MoveOnStopTest {
       // timeout (800-1600 ms) passed without one.
       assertThat(staying).anyMatch(node -> node.storage().orElseThrow().leading());
       // The member waited for its clients, not for the timeout: each left once taken over elsewhere.
-      assertThat(stopTook).isLessThan(MOVE_TIMEOUT.dividedBy(2));
+      // (Waiting for the timeout alone would take all of it; the leadership transfer before the
+      // moves may take up to its own 3 s on a loaded machine, hence not half of it.)
+      assertThat(stopTook).isLessThan(MOVE_TIMEOUT);
       assertThat(apps).allMatch(RegistryClient::isConnected);
       // Spread over both: each holds some apps besides the watcher and the other member's link.
       assertThat(staying.get(0).openConnections()).as("the first staying member took some").isGreaterThan(2);
