@@ -106,16 +106,17 @@ public final class EurekaDoor {
       List<String> path = segments(uri.path());
       HttpMethod method = request.method();
       Call call = new Call(principal, format, uri.parameters(), body, request.requestHeaders()
-          .get(HttpHeaderNames.CONTENT_TYPE));
+          .get(HttpHeaderNames.CONTENT_TYPE), Renderings.acceptsGzip(request.requestHeaders()
+          .get(HttpHeaderNames.ACCEPT_ENCODING)));
       return respond(request, response, route(method, path, call));
     } catch (RuntimeException e) {
       return respond(request, response, Mono.just(Reply.refused(e)));
     }
   }
 
-  /** What a request carries besides its path and method. */
+  /** What a request carries besides its path and method, and whether its caller takes gzip. */
   private record Call(@Nullable Principal principal, Format format, Map<String, List<String>> params, byte[] body,
-      @Nullable String contentType) {
+      @Nullable String contentType, boolean gzip) {
     @Nullable String param(String name) {
       List<String> values = params.get(name);
       return values == null || values.isEmpty() ? null : values.get(0);
@@ -180,7 +181,11 @@ public final class EurekaDoor {
   private Reply full(Call call) {
     fullFetches.increment();
     Catalog catalog = layer.catalog(call.principal(), namespace, group);
-    return renderings.full(catalog, call.format());
+    Reply reply = renderings.full(catalog, call.format());
+    if (!call.gzip() && reply.body() != null) {
+      reply.body().plain(); // put together here, on the renderer, not on the event loop that sends it
+    }
+    return reply;
   }
 
   private Reply delta(Call call) {
@@ -482,12 +487,12 @@ public final class EurekaDoor {
         return response.header(HttpHeaderNames.CONTENT_LENGTH, "0").send().then();
       }
       response.header(HttpHeaderNames.CONTENT_TYPE, body.contentType());
-      byte[] bytes = body.plain();
-      if (gzip && body.gzipped() != null) {
+      byte[] zipped = gzip ? body.gzipped() : null;
+      if (zipped != null) {
         response.header(HttpHeaderNames.CONTENT_ENCODING, "gzip");
-        bytes = body.gzipped();
       }
-      return response.sendByteArray(Mono.just(bytes)).then();
+      // The plain bytes only when they are sent: a full fetch's are put together on first demand.
+      return response.sendByteArray(Mono.just(zipped != null ? zipped : body.plain())).then();
     }
   }
 }

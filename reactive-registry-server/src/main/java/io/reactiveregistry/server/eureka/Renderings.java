@@ -103,9 +103,9 @@ final class Renderings {
   /**
    * The whole registry: each service's instances as their segment, plain and compressed once
    * (spliced into the gzipped document as they are), the text around them written anew. The
-   * plain document is one array of its exact size, each piece copied into it once (a growing
-   * buffer copied it twice more: the largest part of a fetch after a change once the gzip was
-   * spliced).
+   * plain document is put together only when a caller asks for it (Eureka's clients ask for
+   * gzip), in one array of its exact size, each piece copied into it once: copying it was the
+   * largest part of a fetch after a change once the gzip was spliced.
    */
   private static Reply fullDocument(long revision, String hash, Map<String, List<Fragments>> byApp, Format format) {
     boolean json = format == Format.JSON;
@@ -134,21 +134,29 @@ final class Renderings {
     for (byte[] piece : pieces) {
       length += piece.length;
     }
-    byte[] plain = new byte[length];
     SplicedGzip gzipped = new SplicedGzip(length / 8);
-    int at = 0;
     for (int i = 0; i < pieces.size(); i++) {
-      byte[] piece = pieces.get(i);
-      System.arraycopy(piece, 0, plain, at, piece.length);
-      at += piece.length;
       Segment segment = segments.get(i);
       if (segment == null) {
-        gzipped.add(piece);
+        gzipped.add(pieces.get(i));
       } else {
-        gzipped.splice(piece, segment.deflated());
+        gzipped.splice(pieces.get(i), segment.deflated());
       }
     }
-    return new Reply(200, Rendered.of(plain, gzipped.finish(), format.contentType), null);
+    int total = length;
+    return new Reply(200, Rendered.of(total, () -> concatenated(pieces, total), gzipped.finish(), format.contentType),
+        null);
+  }
+
+  /** The pieces in one array of their exact size, each copied once. */
+  private static byte[] concatenated(List<byte[]> pieces, int length) {
+    byte[] plain = new byte[length];
+    int at = 0;
+    for (byte[] piece : pieces) {
+      System.arraycopy(piece, 0, plain, at, piece.length);
+      at += piece.length;
+    }
+    return plain;
   }
 
   /** Text between segments: compressed with the document. */
