@@ -66,8 +66,9 @@ final class Rendered {
 
   private static byte[] gzip(byte[] plain) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(plain.length / 4 + 64);
-    // The fastest level: a full fetch of ten thousand instances is re-compressed after every change,
-    // and Eureka's documents, which repeat their field names, shrink well even so.
+    // The fastest level: a delta of thousands of changes is compressed again after every change
+    // (the full fetch is spliced, SplicedGzip, at the same level), and Eureka's documents, which
+    // repeat their field names, shrink well even so.
     try (GZIPOutputStream zip = new GZIPOutputStream(out, 8192) {
       {
         def.setLevel(Deflater.BEST_SPEED);
