@@ -247,18 +247,15 @@ final class ServiceCatalog {
 
   List<ServiceSummary> list(String namespace, String group, String prefix) {
     List<ServiceSummary> found = new ArrayList<>();
-    for (Service service : services.values()) {
-      ServiceKey key = service.key;
-      if (key.namespace().equals(namespace) && (group == null || key.group().equals(group))
-          && (prefix == null || key.service().startsWith(prefix))) {
-        found.add(summary(service));
+    for (ServiceKey key : keys(namespace, group)) {
+      if (prefix == null || key.service().startsWith(prefix)) {
+        found.add(summary(services.get(key)));
       }
     }
-    found.sort(Comparator.comparing((ServiceSummary s) -> s.service().group())
-        .thenComparing(s -> s.service().service()));
     return found;
   }
 
+  /** The services of a namespace (and group, when given), by group then name. */
   List<ServiceKey> keys(String namespace, String group) {
     List<ServiceKey> found = new ArrayList<>();
     for (Service service : services.values()) {

@@ -109,43 +109,54 @@ final class Renderings {
    */
   private static Reply fullDocument(long revision, String hash, Map<String, List<Fragments>> byApp, Format format) {
     boolean json = format == Format.JSON;
-    List<byte[]> pieces = new ArrayList<>(4 * byApp.size() + 2);
-    List<@Nullable Segment> segments = new ArrayList<>(pieces.size());
-    piece(pieces, segments, opening(revision, hash, format));
+    Pieces pieces = new Pieces(4 * byApp.size() + 2);
+    pieces.text(opening(revision, hash, format));
     boolean firstApp = true;
     for (Map.Entry<String, List<Fragments>> app : byApp.entrySet()) {
-      piece(pieces, segments, appOpening(app.getKey(), firstApp, format));
+      pieces.text(appOpening(app.getKey(), firstApp, format));
       boolean firstService = true;
       for (Fragments service : app.getValue()) {
         if (json && !firstService) {
-          piece(pieces, segments, ",");
+          pieces.text(",");
         }
-        Segment segment = service.segment(format);
-        pieces.add(segment.plain());
-        segments.add(segment);
+        pieces.segment(service.segment(format));
         firstService = false;
       }
-      piece(pieces, segments, json ? "]}" : "</application>");
+      pieces.text(json ? "]}" : "</application>");
       firstApp = false;
     }
-    piece(pieces, segments, json ? "]}}" : "</applications>");
+    pieces.text(json ? "]}}" : "</applications>");
+    int length = pieces.length;
+    List<byte[]> plain = pieces.plain;
+    return new Reply(200, Rendered.of(length, () -> concatenated(plain, length), pieces.gzipped.finish(),
+        format.contentType), null);
+  }
 
-    int length = 0;
-    for (byte[] piece : pieces) {
-      length += piece.length;
+  /** The document's pieces as they come: kept for its plain bytes, compressed or spliced into its gzip. */
+  private static final class Pieces {
+    final List<byte[]> plain;
+    final SplicedGzip gzipped = new SplicedGzip(64 * 1024);
+    int length;
+
+    Pieces(int expected) {
+      plain = new ArrayList<>(expected);
     }
-    SplicedGzip gzipped = new SplicedGzip(length / 8);
-    for (int i = 0; i < pieces.size(); i++) {
-      Segment segment = segments.get(i);
-      if (segment == null) {
-        gzipped.add(pieces.get(i));
-      } else {
-        gzipped.splice(pieces.get(i), segment.deflated());
-      }
+
+    void text(String text) {
+      byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+      add(bytes);
+      gzipped.add(bytes);
     }
-    int total = length;
-    return new Reply(200, Rendered.of(total, () -> concatenated(pieces, total), gzipped.finish(), format.contentType),
-        null);
+
+    void segment(Segment segment) {
+      add(segment.plain());
+      gzipped.splice(segment.plain(), segment.deflated());
+    }
+
+    private void add(byte[] bytes) {
+      plain.add(bytes);
+      length += bytes.length;
+    }
   }
 
   /** The pieces in one array of their exact size, each copied once. */
@@ -157,12 +168,6 @@ final class Renderings {
       at += piece.length;
     }
     return plain;
-  }
-
-  /** Text between segments: compressed with the document. */
-  private static void piece(List<byte[]> pieces, List<@Nullable Segment> segments, String text) {
-    pieces.add(text.getBytes(StandardCharsets.UTF_8));
-    segments.add(null);
   }
 
   private static String opening(long revision, String hash, Format format) {
