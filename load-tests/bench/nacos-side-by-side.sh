@@ -3,6 +3,8 @@
 # against each, each in its own JVM (-Xmx1g), CPU read from /proc. See
 # interop/nacos/src/test/java/io/reactiveregistry/bench/nacos/NacosSideBySide.java.
 #   load-tests/bench/nacos-side-by-side.sh [services per client, default 200] [both|ours|nacos] [nacos-server.jar]
+# "ours" runs this registry and its floor (NacosFloor: the door's gRPC port answering with prepared
+# answers, no registry behind it; registrations only); "both" adds the Nacos server.
 # A Nacos server is not on Maven Central: give its jar (Nacos's release, or built from its source
 # with `mvn -Prelease-nacos -DskipTests -pl console -am install`: console/target/nacos-server.jar).
 # BENCH_SERVER_JVM_ARGS adds flags to the servers' JVMs (a profiler's, say).

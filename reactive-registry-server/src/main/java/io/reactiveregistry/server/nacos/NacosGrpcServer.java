@@ -63,13 +63,13 @@ final class NacosGrpcServer {
   static final MethodDescriptor<Payload, Payload> BI_STREAM = method(MethodDescriptor.MethodType.BIDI_STREAMING,
       "BiRequestStream", "requestBiStream");
 
-  private final NacosRequests requests;
+  private final NacosCalls requests;
   private final Set<NacosConnection> connections = ConcurrentHashMap.newKeySet();
   private final ConcurrentHashMap<String, Integer> perAddress = new ConcurrentHashMap<>();
   private final ConnectionDoor.Limits limits;
   private final Server server;
 
-  NacosGrpcServer(NacosRequests requests, String host, int port, int maxMessageBytes, @Nullable TlsFiles tls,
+  NacosGrpcServer(NacosCalls requests, String host, int port, int maxMessageBytes, @Nullable TlsFiles tls,
       @Nullable ReloadingSslContext reloads, ProtectedMode protectedMode, ConnectionDoor.Limits limits,
       InstantSource clock) {
     this.requests = requests;

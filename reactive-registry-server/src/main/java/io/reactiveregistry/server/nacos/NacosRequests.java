@@ -43,7 +43,7 @@ import reactor.core.publisher.Mono;
  * stream, the connection's setup and the client's answers to the server's pushes. Every refusal is
  * Nacos's {@code ErrorResponse} with the registry's message; nothing here closes a connection.
  */
-final class NacosRequests {
+final class NacosRequests implements NacosCalls {
   private static final Logger log = LoggerFactory.getLogger(NacosRequests.class);
   private static final JsonCodec json = JsonCodec.json();
   /** How long a token's principal is kept by a connection: a revoked token stops working within it. */
@@ -78,7 +78,8 @@ final class NacosRequests {
 
   // ---- Request.request: one call, one answer ----
 
-  Mono<Payload> request(NacosConnection connection, Payload request) {
+  @Override
+  public Mono<Payload> request(NacosConnection connection, Payload request) {
     String type = request.type();
     if (connection.refusal != null) {
       return Mono.just(connection.refusal);
@@ -252,7 +253,8 @@ final class NacosRequests {
 
   // ---- BiRequestStream.requestBiStream: the connection's setup, and the client's answers ----
 
-  void streamed(NacosConnection connection, Payload payload, ServerCallStreamObserver<Payload> out) {
+  @Override
+  public void streamed(NacosConnection connection, Payload payload, ServerCallStreamObserver<Payload> out) {
     String type = payload.type();
     if (type.endsWith("Response")) {
       return; // a client's acknowledgement of a push: pushes are whole views, a lost one is superseded
@@ -291,7 +293,8 @@ final class NacosRequests {
   }
 
   /** Releases what the connection owned, once. */
-  void closed(NacosConnection connection) {
+  @Override
+  public void closed(NacosConnection connection) {
     if (!connection.close()) {
       return;
     }

@@ -7,6 +7,7 @@ import com.alibaba.nacos.api.naming.listener.NamingEvent;
 import com.alibaba.nacos.api.naming.pojo.Instance;
 import io.reactiveregistry.server.Main;
 import io.reactiveregistry.server.e2e.NacosPorts;
+import io.reactiveregistry.server.nacos.NacosFloor;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -14,8 +15,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -42,6 +45,10 @@ import java.util.regex.Pattern;
  *       registration's call to each subscriber's listener, p50 and p99 over 20 changes.
  * </ol>
  *
+ * <p>Beside this registry, its floor ({@code NacosFloor}: the door's gRPC port with prepared
+ * answers and no registry behind it) takes the same warm-up and registrations, so that the
+ * registration's cost can be read as gRPC's and the registry's.
+ *
  * <pre>load-tests/bench/nacos-side-by-side.sh [services per client] [both|ours|nacos] [nacos-server.jar]</pre>
  */
 public final class NacosSideBySide {
@@ -58,20 +65,49 @@ public final class NacosSideBySide {
     String which = args.length > 1 ? args[1] : "both";
     Path nacosJar = args.length > 2 ? Path.of(args[2]).toAbsolutePath() : null;
     Path dir = Files.createTempDirectory("nacos-bench");
-    List<String[]> ours = which.equals("nacos") ? null : run("reactive-registry", services, dir, null);
-    List<String[]> theirs = which.equals("ours") || nacosJar == null ? null : run("nacos-server", services, dir,
-        nacosJar);
+    Map<String, List<String[]>> columns = new LinkedHashMap<>();
+    if (!which.equals("nacos")) {
+      columns.put("reactive-registry", run(Server.REGISTRY, services, dir, null));
+      columns.put("floor (bare gRPC)", run(Server.FLOOR, services, dir, null));
+    }
+    if (!which.equals("ours") && nacosJar != null) {
+      columns.put("nacos-server", run(Server.NACOS, services, dir, nacosJar));
+    }
     System.out.println();
-    System.out.printf(Locale.ROOT, "%-52s %18s %18s%n", "", "reactive-registry", "nacos-server");
-    List<String[]> rows = ours != null ? ours : theirs;
-    for (int i = 0; i < rows.size(); i++) {
-      System.out.printf(Locale.ROOT, "%-52s %18s %18s%n", rows.get(i)[0], ours == null ? "-" : ours.get(i)[1],
-          theirs == null ? "-" : theirs.get(i)[1]);
+    System.out.printf(Locale.ROOT, "%-52s", "");
+    columns.keySet().forEach(name -> System.out.printf(Locale.ROOT, " %18s", name));
+    System.out.println();
+    List<String> labels = new ArrayList<>();
+    columns.values().forEach(rows -> rows.stream().map(row -> row[0]).filter(l -> !labels.contains(l))
+        .forEach(labels::add));
+    for (String label : labels) {
+      System.out.printf(Locale.ROOT, "%-52s", label);
+      for (List<String[]> rows : columns.values()) {
+        System.out.printf(Locale.ROOT, " %18s", rows.stream().filter(row -> row[0].equals(label)).map(row -> row[1])
+            .findFirst().orElse("-"));
+      }
+      System.out.println();
     }
     System.exit(0);
   }
 
-  static List<String[]> run(String name, int services, Path dir, Path nacosJar) throws Exception {
+  /**
+   * The servers: this registry's jar with its Nacos door; the door's floor ({@code NacosFloor}: the
+   * same gRPC port answering with prepared answers and nothing behind it, measured for the
+   * registrations only); a Nacos server's jar.
+   */
+  enum Server {
+    REGISTRY("reactive-registry"), FLOOR("floor"), NACOS("nacos-server");
+
+    final String name;
+
+    Server(String name) {
+      this.name = name;
+    }
+  }
+
+  static List<String[]> run(Server which, int services, Path dir, Path nacosJar) throws Exception {
+    String name = which.name;
     int port = NacosPorts.freePair();
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command = new ArrayList<>(List.of(java, "-Xmx1g", "-Xms1g", "-XX:+UseG1GC"));
@@ -79,7 +115,10 @@ public final class NacosSideBySide {
     if (extra != null && !extra.isBlank()) {
       command.addAll(List.of(extra.trim().split("\\s+")));
     }
-    if (nacosJar == null) {
+    if (which == Server.FLOOR) {
+      command.addAll(List.of("-cp", System.getProperty("java.class.path"), NacosFloor.class.getName(),
+          Integer.toString(port)));
+    } else if (which == Server.REGISTRY) {
       command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "--in-memory",
           "--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0",
           "--nacos-port", Integer.toString(port), "--self-preservation", "false"));
@@ -140,6 +179,10 @@ public final class NacosSideBySide {
       rows.add(row("  the same without the JIT compiler's threads (µs)", (cpuUsed - compiled) * 1_000.0
           / registrations));
       System.out.println(name + ": " + registrations + " registrations in " + String.format("%.1f s", seconds));
+      if (which == Server.FLOOR) {
+        pool.shutdownNow();
+        return rows; // the floor keeps nothing and pushes nothing: the rest has nothing to compare
+      }
 
       // 2. Kept for a minute.
       Thread.sleep(5_000);
