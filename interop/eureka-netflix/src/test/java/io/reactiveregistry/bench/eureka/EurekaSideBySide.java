@@ -1,5 +1,8 @@
 package io.reactiveregistry.bench.eureka;
 
+import static io.reactiveregistry.server.e2e.ProcessCpu.compilerMillis;
+import static io.reactiveregistry.server.e2e.ProcessCpu.cpuMillis;
+
 import io.reactiveregistry.client.RegistryClient;
 import io.reactiveregistry.client.ServiceName;
 import io.reactiveregistry.protocol.message.ServiceEvent;
@@ -377,34 +380,6 @@ public final class EurekaSideBySide {
     if (failed.get() > 0) {
       throw new IllegalStateException(failed.get() + " of " + count + " requests failed");
     }
-  }
-
-  /** The process's CPU time so far (user and system), from /proc. */
-  static long cpuMillis(Process process) throws IOException {
-    String[] stat = Files.readString(Path.of("/proc/" + process.pid() + "/stat")).split("\\) ")[1].split(" ");
-    long ticks = Long.parseLong(stat[11]) + Long.parseLong(stat[12]);
-    return ticks * 10; // USER_HZ is 100 on Linux
-  }
-
-  /**
-   * CPU time so far of the process's JIT compiler threads ({@code C1/C2 CompilerThread}): what a
-   * JVM still compiling spends besides the work itself.
-   */
-  static long compilerMillis(Process process) throws IOException {
-    long ticks = 0;
-    try (var tasks = Files.list(Path.of("/proc/" + process.pid() + "/task"))) {
-      for (Path task : tasks.toList()) {
-        try {
-          if (Files.readString(task.resolve("comm")).contains("CompilerThre")) {
-            String[] stat = Files.readString(task.resolve("stat")).split("\\) ")[1].split(" ");
-            ticks += Long.parseLong(stat[11]) + Long.parseLong(stat[12]);
-          }
-        } catch (IOException gone) {
-          // a thread that ended meanwhile
-        }
-      }
-    }
-    return ticks * 10; // USER_HZ is 100 on Linux
   }
 
   static int freePort() throws IOException {

@@ -1,5 +1,8 @@
 package io.reactiveregistry.bench.nacos;
 
+import static io.reactiveregistry.server.e2e.ProcessCpu.compilerMillis;
+import static io.reactiveregistry.server.e2e.ProcessCpu.cpuMillis;
+
 import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.naming.NamingFactory;
 import com.alibaba.nacos.api.naming.NamingService;
@@ -313,34 +316,6 @@ public final class NacosSideBySide {
 
   static String[] row(String label, double value) {
     return new String[] {label, String.format(Locale.ROOT, value >= 100 ? "%,.0f" : "%,.2f", value)};
-  }
-
-  /** The process's CPU time so far (user and system), from /proc. */
-  static long cpuMillis(Process process) throws IOException {
-    String[] stat = Files.readString(Path.of("/proc/" + process.pid() + "/stat")).split("\\) ")[1].split(" ");
-    return (Long.parseLong(stat[11]) + Long.parseLong(stat[12])) * 10; // USER_HZ is 100 on Linux
-  }
-
-  /**
-   * CPU time so far of the process's JIT compiler threads ({@code C1/C2 CompilerThread}): what a
-   * JVM still compiling spends besides the work itself.
-   */
-  static long compilerMillis(Process process) throws IOException {
-    long ticks = 0;
-    try (var tasks = Files.list(Path.of("/proc/" + process.pid() + "/task"))) {
-      for (Path task : tasks.toList()) {
-        try {
-          if (Files.readString(task.resolve("comm")).startsWith("C")
-              && Files.readString(task.resolve("comm")).contains("CompilerThre")) {
-            String[] stat = Files.readString(task.resolve("stat")).split("\\) ")[1].split(" ");
-            ticks += Long.parseLong(stat[11]) + Long.parseLong(stat[12]);
-          }
-        } catch (IOException gone) {
-          // a thread that ended meanwhile
-        }
-      }
-    }
-    return ticks * 10;
   }
 
   /** Bytes of heap in use after a full GC, by the JDK's jcmd. */
