@@ -113,11 +113,17 @@ public final class CatalogHub implements Consumer<List<RegistryEvent>> {
   /** Called with each command's events, in revision order, under the runtime's monitor. */
   @Override
   public void accept(List<RegistryEvent> events) {
-    // The services touched, each with the revision of its last event, in the order of those.
-    Map<ServiceKey, Long> touched = new LinkedHashMap<>();
-    for (RegistryEvent event : events) {
-      touched.remove(event.service());
-      touched.put(event.service(), event.revision());
+    // The services touched, each with the revision of its last event, in the order of those (a
+    // command's one event, most often: no map to build for it).
+    Map<ServiceKey, Long> touched;
+    if (events.size() == 1) {
+      touched = Map.of(events.get(0).service(), events.get(0).revision());
+    } else {
+      touched = new LinkedHashMap<>();
+      for (RegistryEvent event : events) {
+        touched.remove(event.service());
+        touched.put(event.service(), event.revision());
+      }
     }
     touched.forEach((service, revision) -> remember(new Touch(service, revision)));
     if (subscribers.isEmpty()) {

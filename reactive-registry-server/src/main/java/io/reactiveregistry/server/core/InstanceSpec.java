@@ -24,13 +24,37 @@ public record InstanceSpec(String ip, int port, String cluster, double weight, b
    */
   public static InstanceSpec of(String field, String ip, Integer port, String cluster, Double weight, Boolean enabled,
       Map<String, String> metadata) {
+    FieldNames names = FieldNames.INSTANCE.prefix.equals(field) ? FieldNames.INSTANCE : new FieldNames(field);
     return Contract.check(() -> new InstanceSpec(
-        Addresses.normalize(field + ".ip", ip),
-        InstanceRules.port(field + ".port", port),
-        Names.orDefault(field + ".cluster", cluster, DEFAULT_CLUSTER),
-        InstanceRules.weight(field + ".weight", weight),
+        Addresses.normalize(names.ip, ip),
+        InstanceRules.port(names.port, port),
+        Names.orDefault(names.cluster, cluster, DEFAULT_CLUSTER),
+        InstanceRules.weight(names.weight, weight),
         enabled == null || enabled,
-        InstanceRules.metadata(field + ".metadata", metadata)));
+        InstanceRules.metadata(names.metadata, metadata)));
+  }
+
+  /**
+   * The names the rules give the fields in their messages; those of a single registration's
+   * {@code instance} built once, not five strings per registration.
+   */
+  private static final class FieldNames {
+    static final FieldNames INSTANCE = new FieldNames("instance");
+    final String prefix;
+    final String ip;
+    final String port;
+    final String cluster;
+    final String weight;
+    final String metadata;
+
+    FieldNames(String prefix) {
+      this.prefix = prefix;
+      this.ip = prefix + ".ip";
+      this.port = prefix + ".port";
+      this.cluster = prefix + ".cluster";
+      this.weight = prefix + ".weight";
+      this.metadata = prefix + ".metadata";
+    }
   }
 
   public String instanceId() {

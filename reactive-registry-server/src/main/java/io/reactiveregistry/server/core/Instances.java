@@ -58,7 +58,8 @@ final class Instances {
     if (service != null && service.ephemeral != ephemeral) {
       throw typeMismatch(service);
     }
-    RegisteredInstance existing = service == null ? null : service.instances.get(spec.instanceId());
+    String id = spec.instanceId();
+    RegisteredInstance existing = service == null ? null : service.instances.get(id);
     if (ephemeral) {
       Registration registration = OwnershipRules.registration(true, existing != null,
           existing == null ? null : existing.owner, owner);
@@ -69,7 +70,7 @@ final class Instances {
     if (service == null) {
       services.usage().checkNewService(key);
     }
-    return apply(owner, services.getOrCreate(key, ephemeral), spec, timings);
+    return apply(owner, services.getOrCreate(key, ephemeral), spec, id, timings);
   }
 
   /**
@@ -102,8 +103,8 @@ final class Instances {
       }
     }
     int arriving = 0;
-    for (InstanceSpec spec : wanted.values()) {
-      RegisteredInstance existing = service == null ? null : service.instances.get(spec.instanceId());
+    for (String id : wanted.keySet()) {
+      RegisteredInstance existing = service == null ? null : service.instances.get(id);
       Registration registration = OwnershipRules.registration(true, existing != null,
           existing == null ? null : existing.owner, owner);
       arriving += registration.addsToCaller(true) ? 1 : 0;
@@ -122,8 +123,8 @@ final class Instances {
     }
     Service target = services.getOrCreate(key, true);
     int i = 0;
-    for (InstanceSpec spec : wanted.values()) {
-      apply(owner, target, spec, timings.get(i++));
+    for (Map.Entry<String, InstanceSpec> spec : wanted.entrySet()) {
+      apply(owner, target, spec.getValue(), spec.getKey(), timings.get(i++));
     }
     // The last revision used, or the current one when the batch changed nothing: the same number.
     long shortest = timings.stream().mapToLong(HeartbeatTimings::intervalMs).min()
@@ -131,9 +132,9 @@ final class Instances {
     return new BatchRegistered(List.copyOf(wanted.keySet()), log.revision(), shortest);
   }
 
-  private Registered apply(Owner owner, Service service, InstanceSpec spec, HeartbeatTimings timings) {
+  /** Registers or updates {@code spec}, whose {@link InstanceSpec#instanceId() id} the caller has built once. */
+  private Registered apply(Owner owner, Service service, InstanceSpec spec, String id, HeartbeatTimings timings) {
     boolean ephemeral = service.ephemeral;
-    String id = spec.instanceId();
     RegisteredInstance existing = service.instances.get(id);
     long now = clock.millis();
     // Registering counts as a heartbeat, so an ephemeral instance is healthy; a persistent one's

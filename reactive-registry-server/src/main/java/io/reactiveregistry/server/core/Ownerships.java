@@ -58,8 +58,11 @@ final class Ownerships {
       disown(instance);
       instance.owner = owner;
     }
-    ownership(owner).owned.add(instance);
-    ownership(owner).deregistered.remove(new InstanceAddress(instance.service.key, instance.id()));
+    Ownership ownership = ownership(owner);
+    ownership.owned.add(instance);
+    if (!ownership.deregistered.isEmpty()) {
+      ownership.deregistered.remove(new InstanceAddress(instance.service.key, instance.id()));
+    }
   }
 
   /**

@@ -72,7 +72,13 @@ final class Replicas {
     this.self = self;
     this.stamps = stamps;
     this.instances = instances;
-    instances.onClaimGone(this::resolve);
+    instances.onClaimGone(address -> {
+      // With no other node's copy or hand-over anywhere (a single server, a member alone) there is
+      // nothing to show in its place: skip the look-ups, once per instance released.
+      if (!copies.isEmpty() || !handovers.isEmpty()) {
+        resolve(address);
+      }
+    });
   }
 
   /**
