@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.nacos;
 
 import io.grpc.stub.ServerCallStreamObserver;
+import java.util.Collection;
 import reactor.core.publisher.Mono;
 
 /**
@@ -18,4 +19,7 @@ interface NacosCalls {
 
   /** The connection, or its stream, ended: release what it owned, once. */
   void closed(NacosConnection connection);
+
+  /** Called every second with the open connections: ask the quiet ones whether they are alive. */
+  void checkQuiet(Collection<NacosConnection> connections);
 }

@@ -1,5 +1,6 @@
 package io.reactiveregistry.server.nacos;
 
+import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.reactiveregistry.server.request.Session;
 import io.reactiveregistry.server.security.Principal;
@@ -40,6 +41,11 @@ final class NacosConnection {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile @Nullable CachedPrincipal principal;
   private final AtomicLong keptAliveAt = new AtomicLong(Long.MIN_VALUE / 2);
+  /** When the client last sent anything (a request, or a message on its stream). */
+  private volatile long activeAt;
+  /** The id of the {@code ClientDetectionRequest} the client has not answered yet, and by when it must. */
+  private volatile @Nullable String detection;
+  private volatile long answerBy;
 
   /** A token's principal, kept for a short while: a token refused later stops working within it. */
   record CachedPrincipal(String token, @Nullable Principal principal, long until) {}
@@ -49,6 +55,7 @@ final class NacosConnection {
     this.remote = remote;
     this.refusal = refusal;
     this.openedAt = openedAt;
+    this.activeAt = openedAt;
   }
 
   /** Null until the connection is set up, and once it is closed: its requests are then "unregistered". */
@@ -80,6 +87,37 @@ final class NacosConnection {
   boolean keepAliveDue(long now, long everyMillis) {
     long last = keptAliveAt.get();
     return now - last >= everyMillis && keptAliveAt.compareAndSet(last, now);
+  }
+
+  /** The client sent something: it is alive, and a detection waiting for its answer is over. */
+  void active(long now) {
+    if (activeAt != now) {
+      activeAt = now;
+    }
+    if (detection != null) {
+      detection = null;
+    }
+  }
+
+  /**
+   * Whether the client is to be asked if it is alive ({@code ClientDetectionRequest}): a set-up,
+   * open connection that has sent nothing for {@code quietMillis} and is not being asked already.
+   */
+  boolean detectionDue(long now, long quietMillis) {
+    return session != null && !closed.get() && detection == null && now - activeAt >= quietMillis;
+  }
+
+  /** Asks it: the request's id, which its answer must carry by {@code deadline}. */
+  String detect(long deadline) {
+    String id = nextRequestId();
+    answerBy = deadline;
+    detection = id;
+    return id;
+  }
+
+  /** Whether it was asked and has neither answered nor sent anything else by now. */
+  boolean detectionOverdue(long now) {
+    return detection != null && now >= answerBy;
   }
 
   /** A request of the server's (a push, an ability table, a reset), its id the connection's next. */
@@ -147,6 +185,18 @@ final class NacosConnection {
   @Nullable Principal lastPrincipal() {
     CachedPrincipal cached = principal;
     return cached == null ? null : cached.principal();
+  }
+
+  /** Ends its stream with {@code status}: its client sees the connection fail and connects again. */
+  synchronized void endStream(Status status) {
+    ServerCallStreamObserver<Payload> out = stream;
+    if (out != null && !out.isCancelled()) {
+      try {
+        out.onError(status.asRuntimeException());
+      } catch (IllegalStateException alreadyEnded) {
+        // the call ended meanwhile
+      }
+    }
   }
 
   /** Closes it once: its subscriptions end; whether this call did it. */

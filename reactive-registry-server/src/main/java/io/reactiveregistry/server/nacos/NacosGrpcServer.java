@@ -39,6 +39,10 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Nacos 2.x's gRPC port: its two services, as its {@code nacos_grpc_service.proto} declares them
@@ -55,6 +59,8 @@ final class NacosGrpcServer {
   private static final Logger log = LoggerFactory.getLogger(NacosGrpcServer.class);
   static final Duration PING_INTERVAL = Duration.ofSeconds(10);
   static final Duration PING_TIMEOUT = Duration.ofSeconds(5);
+  /** How often quiet connections are looked for (Nacos's server looks every 3 s). */
+  private static final Duration QUIET_CHECK_EVERY = Duration.ofSeconds(1);
   private static final Attributes.Key<NacosConnection> CONNECTION = Attributes.Key.create("nacos-connection");
   private static final Context.Key<NacosConnection> CALLER = Context.key("nacos-connection");
 
@@ -68,6 +74,7 @@ final class NacosGrpcServer {
   private final ConcurrentHashMap<String, Integer> perAddress = new ConcurrentHashMap<>();
   private final ConnectionDoor.Limits limits;
   private final Server server;
+  private Disposable quietCheck = Disposables.disposed();
 
   NacosGrpcServer(NacosCalls requests, String host, int port, int maxMessageBytes, @Nullable TlsFiles tls,
       @Nullable ReloadingSslContext reloads, ProtectedMode protectedMode, ConnectionDoor.Limits limits,
@@ -124,13 +131,24 @@ final class NacosGrpcServer {
         .build();
   }
 
-  /** Binds the port; blocking: call it off the event loops. */
+  /**
+   * Binds the port, and starts asking quiet connections whether they are alive; blocking: call it
+   * off the event loops.
+   */
   NacosGrpcServer start() {
     try {
       server.start();
     } catch (IOException e) {
       throw new UncheckedIOException("the Nacos gRPC port could not be opened: " + e.getMessage(), e);
     }
+    quietCheck = Flux.interval(QUIET_CHECK_EVERY, QUIET_CHECK_EVERY, Schedulers.parallel())
+        .subscribe(tick -> {
+          try {
+            requests.checkQuiet(connections);
+          } catch (RuntimeException e) { // the next tick tries again
+            log.warn("the check of quiet Nacos connections failed: {}", e.toString());
+          }
+        });
     return this;
   }
 
@@ -148,6 +166,7 @@ final class NacosGrpcServer {
    * open after {@code grace} are closed. Blocking: call it off the event loops.
    */
   void stop(Duration grace) {
+    quietCheck.dispose();
     for (NacosConnection connection : connections) {
       connection.send("reset", NacosJson.serverRequest("ConnectResetRequest", connection.nextRequestId(),
           Map.of("module", "internal")));

@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -51,6 +52,17 @@ final class NacosRequests implements NacosCalls {
   /** What this server tells a client it can do: persistent instances over gRPC too. */
   private static final Map<String, Boolean> ABILITIES = Map.of("supportPersistentInstanceByGrpc", true);
   private static final long KEEP_ALIVE_EVERY_MILLIS = 1_000;
+  /**
+   * How long a set-up connection may send nothing before it is asked whether it is alive
+   * ({@code ClientDetectionRequest}, as Nacos's server asks), and how long it has to answer before
+   * it is closed and its instances released. A Nacos client calls at least every 5 s when idle (its
+   * health check), so 10 s of quiet is two calls missed; a client that does not answer is gone
+   * 13 s after its last call, before the heartbeat timeouts (§7: unhealthy at 15 s) would have
+   * marked its instances, and one that answers keeps them alive as a call does. Nacos's own
+   * server asks after 20 s and waits 5 s.
+   */
+  static final long QUIET_MILLIS = 10_000;
+  static final long ANSWER_WITHIN_MILLIS = 3_000;
   /** Views whose newest rendering is kept; past it the cache starts again. */
   private static final int MAX_RENDERINGS = 10_000;
   private static final byte[] ALL_MINE = "{}".getBytes(StandardCharsets.US_ASCII);
@@ -81,6 +93,8 @@ final class NacosRequests implements NacosCalls {
   @Override
   public Mono<Payload> request(NacosConnection connection, Payload request) {
     String type = request.type();
+    long now = clock.millis();
+    connection.active(now);
     if (connection.refusal != null) {
       return Mono.just(connection.refusal);
     }
@@ -105,7 +119,7 @@ final class NacosRequests implements NacosCalls {
     }
     try {
       Principal principal = principal(connection, request.headers());
-      keepAlive(connection, session, principal);
+      keepAlive(connection, session, principal, now);
       return switch (type) {
         case "HealthCheckRequest" -> Mono.just(NacosJson.ok("HealthCheckResponse", body.requestId()));
         case "InstanceRequest" -> instance(session, principal, body, true);
@@ -256,8 +270,20 @@ final class NacosRequests implements NacosCalls {
   @Override
   public void streamed(NacosConnection connection, Payload payload, ServerCallStreamObserver<Payload> out) {
     String type = payload.type();
+    long now = clock.millis();
+    connection.active(now);
     if (type.endsWith("Response")) {
-      return; // a client's acknowledgement of a push: pushes are whole views, a lost one is superseded
+      // A client's acknowledgement of a push (pushes are whole views, a lost one is superseded), or
+      // its answer to whether it is alive, which keeps what it owns alive as a call does.
+      Session session = connection.session();
+      if ("ClientDetectionResponse".equals(type) && session != null) {
+        try {
+          keepAlive(connection, session, connection.lastPrincipal(), now);
+        } catch (RuntimeException refused) { // its token expired meanwhile, say: its next call says so
+          log.debug("{}: its answer kept nothing alive: {}", connection, refused.toString());
+        }
+      }
+      return;
     }
     if (!"ConnectionSetupRequest".equals(type)) {
       log.debug("{}: ignored a {} on the stream (only a ConnectionSetupRequest and answers go there)", connection,
@@ -292,6 +318,30 @@ final class NacosRequests implements NacosCalls {
     log.info("nacos connection set up: {} {} from {}", connection.id, client.trim(), connection.remote);
   }
 
+  /**
+   * Asks each connection quiet for {@link #QUIET_MILLIS} whether it is alive, and closes those that
+   * were asked and have not answered within {@link #ANSWER_WITHIN_MILLIS}: their instances are
+   * released and pushed as removed at once, and their stream ends (a client that was only slow
+   * connects again and registers again, as after any lost connection).
+   */
+  @Override
+  public void checkQuiet(Collection<NacosConnection> connections) {
+    long now = clock.millis();
+    for (NacosConnection connection : connections) {
+      if (connection.detectionOverdue(now)) {
+        log.info("{}: no answer to ClientDetectionRequest within {} ms after {} ms of quiet: closed", connection,
+            ANSWER_WITHIN_MILLIS, QUIET_MILLIS);
+        closed(connection);
+        connection.endStream(Status.UNAVAILABLE.withDescription("no answer to ClientDetectionRequest within "
+            + ANSWER_WITHIN_MILLIS + " ms: the connection is closed and its instances released"));
+      } else if (connection.detectionDue(now, QUIET_MILLIS)) {
+        String id = connection.detect(now + ANSWER_WITHIN_MILLIS);
+        connection.send("detection", NacosJson.serverRequest("ClientDetectionRequest", id,
+            Map.of("module", "internal")));
+      }
+    }
+  }
+
   /** Releases what the connection owned, once. */
   @Override
   public void closed(NacosConnection connection) {
@@ -313,8 +363,7 @@ final class NacosRequests implements NacosCalls {
    * refreshes what the connection owns, at most once a second; a client that stops calling while
    * its connection stays open sees its instances turn unhealthy and go, as heartbeats would have it.
    */
-  private void keepAlive(NacosConnection connection, Session session, @Nullable Principal principal) {
-    long now = clock.millis();
+  private void keepAlive(NacosConnection connection, Session session, @Nullable Principal principal, long now) {
     if (connection.keepAliveDue(now, KEEP_ALIVE_EVERY_MILLIS)) {
       layer.beat(session, principal, Unpooled.wrappedBuffer(ALL_MINE));
     }

@@ -5,6 +5,7 @@ import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.security.ProtectedMode;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import reactor.core.publisher.Mono;
@@ -55,6 +56,11 @@ public final class NacosFloor implements NacosCalls {
   @Override
   public void closed(NacosConnection connection) {
     // nothing is owned
+  }
+
+  @Override
+  public void checkQuiet(Collection<NacosConnection> connections) {
+    // a bench's connections are never quiet for long, and own nothing
   }
 
   /** Opens the floor's gRPC port on {@code port + 1000}; closing it closes the port. Blocking. */
