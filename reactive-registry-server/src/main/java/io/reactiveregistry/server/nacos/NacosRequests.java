@@ -79,6 +79,8 @@ final class NacosRequests implements NacosCalls {
   private record Rendering(ServiceSnapshot snapshot, byte[] json) {}
 
   private final Counter pushes;
+  private final Counter asked;
+  private final Counter unanswered;
 
   NacosRequests(RequestLayer layer, Access access, InstantSource clock, MeterRegistry meters) {
     this.layer = layer;
@@ -86,6 +88,14 @@ final class NacosRequests implements NacosCalls {
     this.clock = clock;
     this.pushes = Counter.builder("registry.nacos.pushes")
         .description("whole views pushed to Nacos clients (NotifySubscriberRequest)").register(meters);
+    this.asked = quietChecks(meters, "asked");
+    this.unanswered = quietChecks(meters, "closed");
+  }
+
+  private static Counter quietChecks(MeterRegistry meters, String outcome) {
+    return Counter.builder("registry.nacos.quiet.checks").tag("outcome", outcome)
+        .description("quiet Nacos connections asked whether their client is alive (ClientDetectionRequest), "
+            + "and those closed for not answering").register(meters);
   }
 
   // ---- Request.request: one call, one answer ----
@@ -331,10 +341,12 @@ final class NacosRequests implements NacosCalls {
       if (connection.detectionOverdue(now)) {
         log.info("{}: no answer to ClientDetectionRequest within {} ms after {} ms of quiet: closed", connection,
             ANSWER_WITHIN_MILLIS, QUIET_MILLIS);
+        unanswered.increment();
         closed(connection);
         connection.endStream(Status.UNAVAILABLE.withDescription("no answer to ClientDetectionRequest within "
             + ANSWER_WITHIN_MILLIS + " ms: the connection is closed and its instances released"));
       } else if (connection.detectionDue(now, QUIET_MILLIS)) {
+        asked.increment();
         String id = connection.detect(now + ANSWER_WITHIN_MILLIS);
         connection.send("detection", NacosJson.serverRequest("ClientDetectionRequest", id,
             Map.of("module", "internal")));

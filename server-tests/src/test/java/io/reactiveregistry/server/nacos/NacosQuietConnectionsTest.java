@@ -17,6 +17,10 @@ import io.reactiveregistry.server.core.ManualClock;
 import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.e2e.ServerFixture;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +29,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -124,6 +130,15 @@ class NacosQuietConnectionsTest {
     assertThat(answer.type()).as(new String(answer.body(), StandardCharsets.UTF_8)).isEqualTo("InstanceResponse");
   }
 
+  /** A sample of the server's {@code /metrics}, as Prometheus reads it. */
+  double metric(String series) throws Exception {
+    String scrape = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + server.httpPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+    Matcher sample = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
+    assertThat(sample.find()).as(series + " in " + scrape).isTrue();
+    return Double.parseDouble(sample.group(1));
+  }
+
   List<InstanceView> orders() {
     return server.runtime().read(reads -> reads.view(ServiceKey.of("public", "DEFAULT_GROUP", "orders"),
         ViewFilter.ALL)).instances();
@@ -155,6 +170,8 @@ class NacosQuietConnectionsTest {
     await().atMost(WAIT).until(() -> gone.ended.get() != null);
     assertThat(Status.fromThrowable(gone.ended.get()).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(Status.fromThrowable(gone.ended.get()).getDescription()).contains("ClientDetectionRequest");
+    assertThat(metric("registry_nacos_quiet_checks_total{outcome=\"asked\"}")).isEqualTo(2);
+    assertThat(metric("registry_nacos_quiet_checks_total{outcome=\"closed\"}")).isEqualTo(1);
     Payload late = call(silent, "HealthCheckRequest", "{}");
     assertThat(json(late).get("errorCode").asInt()).as("unregistered: a Nacos client connects again").isEqualTo(301);
 
@@ -165,5 +182,7 @@ class NacosQuietConnectionsTest {
     Thread.sleep(1_500);
     assertThat(orders()).extracting(InstanceView::port).containsExactly(9001);
     assertThat(alive.ended.get()).isNull();
+    assertThat(metric("registry_nacos_quiet_checks_total{outcome=\"asked\"}")).isEqualTo(3);
+    assertThat(metric("registry_nacos_quiet_checks_total{outcome=\"closed\"}")).isEqualTo(1);
   }
 }
