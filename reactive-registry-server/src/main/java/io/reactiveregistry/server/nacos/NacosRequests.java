@@ -42,7 +42,8 @@ import reactor.core.publisher.Mono;
  * What a Nacos 2.x naming client asks over gRPC, translated onto the request layer: the unary
  * {@code Request.request} calls (by their payload's type) and, on the {@code requestBiStream}
  * stream, the connection's setup and the client's answers to the server's pushes. Every refusal is
- * Nacos's {@code ErrorResponse} with the registry's message; nothing here closes a connection.
+ * Nacos's {@code ErrorResponse} with the registry's message; no request closes a connection (only
+ * a client that does not answer whether it is alive, see {@link #checkQuiet}).
  */
 final class NacosRequests implements NacosCalls {
   private static final Logger log = LoggerFactory.getLogger(NacosRequests.class);
