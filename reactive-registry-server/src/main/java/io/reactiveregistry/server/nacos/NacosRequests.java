@@ -81,6 +81,7 @@ final class NacosRequests implements NacosCalls {
 
   private final Counter pushes;
   private final Counter asked;
+  private final Counter answered;
   private final Counter unanswered;
 
   NacosRequests(RequestLayer layer, Access access, InstantSource clock, MeterRegistry meters) {
@@ -90,13 +91,14 @@ final class NacosRequests implements NacosCalls {
     this.pushes = Counter.builder("registry.nacos.pushes")
         .description("whole views pushed to Nacos clients (NotifySubscriberRequest)").register(meters);
     this.asked = quietChecks(meters, "asked");
+    this.answered = quietChecks(meters, "answered");
     this.unanswered = quietChecks(meters, "closed");
   }
 
   private static Counter quietChecks(MeterRegistry meters, String outcome) {
     return Counter.builder("registry.nacos.quiet.checks").tag("outcome", outcome)
         .description("quiet Nacos connections asked whether their client is alive (ClientDetectionRequest), "
-            + "and those closed for not answering").register(meters);
+            + "the answers, and those closed for not answering").register(meters);
   }
 
   // ---- Request.request: one call, one answer ----
@@ -288,6 +290,7 @@ final class NacosRequests implements NacosCalls {
       // its answer to whether it is alive, which keeps what it owns alive as a call does.
       Session session = connection.session();
       if ("ClientDetectionResponse".equals(type) && session != null) {
+        answered.increment();
         try {
           keepAlive(connection, session, connection.lastPrincipal(), now);
         } catch (RuntimeException refused) { // its token expired meanwhile, say: its next call says so
