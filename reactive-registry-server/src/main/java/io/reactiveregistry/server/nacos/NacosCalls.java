@@ -20,6 +20,6 @@ interface NacosCalls {
   /** The connection, or its stream, ended: release what it owned, once. */
   void closed(NacosConnection connection);
 
-  /** Called every second with the open connections: ask the quiet ones whether they are alive. */
+  /** Called periodically with the open connections: ask the quiet ones whether they are alive. */
   void checkQuiet(Collection<NacosConnection> connections);
 }
