@@ -1,12 +1,15 @@
 package io.reactiveregistry.server;
 
 import io.reactiveregistry.protocol.message.MoveRequest;
+import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.transport.RSocketEndpoint;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +29,12 @@ import reactor.core.scheduler.Scheduler;
  * stampede. The move is the same as at a stop ({@code connection.move}): nothing is released on the
  * way.
  *
+ * <p>Nacos's clients are spread the same way among themselves, over the members with a Nacos
+ * door: the member holding more than its share tells its newest ones to connect to a member below
+ * its share ({@code ConnectResetRequest} naming it). A Nacos client closes its connection here
+ * before it registers again there, so what the connection owns stays here until the other member
+ * has taken it over ({@link NacosDoor#moveClients}).
+ *
  * <p>Zones: members are compared only with the members of their own zone (members without one with
  * each other), so clients are spread within a zone and never pushed out of it; and a client that
  * gave a zone other than this member's (it came here when its zone's members were down) is asked,
@@ -38,15 +47,19 @@ final class ConnectionRebalancer {
 
   private final String self;
   private final RSocketEndpoint endpoint;
+  private final @Nullable NacosDoor nacos;
   private final Replication replication;
   private final int perRound;
   private final double tolerance;
   private final @Nullable String zone;
   private long lastMoveNanos = Long.MIN_VALUE;
+  private long lastNacosMoveNanos = Long.MIN_VALUE;
 
-  ConnectionRebalancer(String self, RSocketEndpoint endpoint, Replication replication, int perRound,
-      double tolerance, @Nullable String zone) {
+  /** With the member's Nacos door ({@code nacos}; null when it has none, or none clients can follow). */
+  ConnectionRebalancer(String self, RSocketEndpoint endpoint, @Nullable NacosDoor nacos, Replication replication,
+      int perRound, double tolerance, @Nullable String zone) {
     this.self = self;
+    this.nacos = nacos;
     this.zone = zone;
     this.endpoint = endpoint;
     this.replication = replication;
@@ -69,42 +82,88 @@ final class ConnectionRebalancer {
     List<Replication.PeerLoad> up = replication.peerLoads().stream()
         .filter(peer -> peer.connections() >= 0) // a negative count: the peer is stopping
         .toList();
+    List<Replication.PeerLoad> sameZone = up.stream().filter(peer -> Objects.equals(peer.zone(), zone)).toList();
+    int asked = nacosRound(sameZone);
     int home = homecoming(up);
     if (home > 0) {
       lastMoveNanos = System.nanoTime();
-      return home;
+      return asked + home;
     }
-    List<Replication.PeerLoad> peers = up.stream().filter(peer -> Objects.equals(peer.zone(), zone)).toList();
-    if (peers.isEmpty() || peers.stream().anyMatch(peer -> peer.reportedAtNanos() < lastMoveNanos)) {
+    if (!reportedSince(sameZone, lastMoveNanos)) {
+      return asked;
+    }
+    int[] theirs = sameZone.stream().mapToInt(Replication.PeerLoad::connections).toArray();
+    int moved = spread("client connections", endpoint.movableConnections(), sameZone, theirs,
+        (count, to, reason) -> endpoint.moveClients(count, new MoveRequest(reason, List.of(to.address()))));
+    if (moved > 0) {
+      lastMoveNanos = System.nanoTime();
+    }
+    return asked + moved;
+  }
+
+  /** The same for Nacos's clients, over the members with a Nacos door they can be sent to. */
+  private int nacosRound(List<Replication.PeerLoad> sameZone) {
+    if (nacos == null) {
       return 0;
     }
-    int mine = endpoint.movableConnections();
-    int excess = excess(mine, peers.stream().mapToInt(Replication.PeerLoad::connections).toArray(), tolerance);
+    List<Replication.PeerLoad> doors = sameZone.stream().filter(peer -> peer.nacosAddress() != null).toList();
+    if (!reportedSince(doors, lastNacosMoveNanos)) {
+      return 0;
+    }
+    int[] theirs = doors.stream().mapToInt(Replication.PeerLoad::nacosConnections).toArray();
+    NacosDoor door = nacos;
+    int moved = spread("Nacos connections", door.movableConnections(), doors, theirs,
+        (count, to, reason) -> door.moveClients(count, Objects.requireNonNull(to.nacosAddress())));
+    if (moved > 0) {
+      lastNacosMoveNanos = System.nanoTime();
+    }
+    return moved;
+  }
+
+  /**
+   * Whether every peer has reported since this member last asked clients to move: a round decided
+   * on older counts would count the clients on their way twice.
+   */
+  private static boolean reportedSince(List<Replication.PeerLoad> peers, long lastMove) {
+    return !peers.isEmpty() && peers.stream().allMatch(peer -> peer.reportedAtNanos() >= lastMove);
+  }
+
+  /** Asks {@code count} clients to move to the member {@code to}, for {@code reason}: how many were asked. */
+  private interface Mover {
+    int move(int count, Replication.PeerLoad to, String reason);
+  }
+
+  /**
+   * One kind of clients brought towards an even spread: with {@code mine} here and {@code theirs}
+   * on each of {@code peers}, asks this member's excess, at most a round's worth, to move to the
+   * members below their share, each named to as many as it lacks: how many were asked.
+   */
+  private int spread(String kind, int mine, List<Replication.PeerLoad> peers, int[] theirs, Mover mover) {
+    int excess = excess(mine, theirs, tolerance);
     if (excess == 0) {
       return 0;
     }
-    int total = mine + peers.stream().mapToInt(Replication.PeerLoad::connections).sum();
+    int total = mine + Arrays.stream(theirs).sum();
     double share = (double) total / (peers.size() + 1);
-    List<Replication.PeerLoad> below = peers.stream()
-        .filter(peer -> peer.connections() < share)
-        .sorted(Comparator.comparingInt(Replication.PeerLoad::connections))
+    List<Integer> below = IntStream.range(0, peers.size())
+        .filter(i -> theirs[i] < share)
+        .boxed()
+        .sorted(Comparator.comparingInt(i -> theirs[i]))
         .toList();
     // Each member below its share is named to the clients it is sent: clients told "any of these"
     // chose at random, and a random split could leave one member crowded at the tolerance's edge
     // and another short of its share for good (12, 11 and 7 of 30), which no later round corrects.
-    int[] sent = split(Math.min(perRound, excess), below.stream().mapToDouble(peer -> share - peer.connections())
-        .toArray());
+    int[] sent = split(Math.min(perRound, excess), below.stream().mapToDouble(i -> share - theirs[i]).toArray());
     int asked = 0;
-    String reason = "rebalancing: member " + self + " holds " + mine + " of " + total + " client connections";
+    String reason = "rebalancing: member " + self + " holds " + mine + " of " + total + " " + kind;
     for (int i = 0; i < below.size(); i++) {
       if (sent[i] > 0) {
-        asked += endpoint.moveClients(sent[i], new MoveRequest(reason, List.of(below.get(i).address())));
+        asked += mover.move(sent[i], peers.get(below.get(i)), reason);
       }
     }
     if (asked > 0) {
-      lastMoveNanos = System.nanoTime();
-      log.info("rebalancing: holds {} of {} client connections over {} members; asked {} to move to {}", mine,
-          total, peers.size() + 1, asked, below.stream().map(Replication.PeerLoad::address).toList());
+      log.info("rebalancing: holds {} of {} {} over {} members; asked {} to move to {}", mine, total, kind,
+          peers.size() + 1, asked, below.stream().map(i -> peers.get(i).node()).toList());
     }
     return asked;
   }

@@ -307,7 +307,8 @@ public final class RegistryServer implements Disposable {
                     clock.equals(InstantSource.system())), // a virtual clock does not stall with the threads
                 clusterView == null ? Disposables.disposed() : clusterView.start(Schedulers.boundedElastic()),
                 replication,
-                !cluster.clustered() ? Disposables.disposed() : new ConnectionRebalancer(nodeId, endpoint, replication,
+                !cluster.clustered() ? Disposables.disposed() : new ConnectionRebalancer(nodeId, endpoint,
+                    movableNacos(ports.getT4().orElse(null), replication, stopping), replication,
                     config.replication().rebalancePerRound(), config.replication().rebalanceTolerance(),
                     config.replication().zone())
                     .start(REBALANCE_ROUND, Schedulers.parallel()),
@@ -322,6 +323,20 @@ public final class RegistryServer implements Disposable {
                 stopping);
           }));
     });
+  }
+
+  /**
+   * The Nacos door whose clients rebalancing moves, its clients counted in the digests that peers
+   * compare; null when there is none, or none a Nacos client could be sent to (its gRPC port is not
+   * its HTTP port + 1000).
+   */
+  private static @Nullable NacosDoor movableNacos(@Nullable NacosDoor door, Replication replication,
+      AtomicBoolean stopping) {
+    if (door == null || door.movePort() < 0) {
+      return null;
+    }
+    replication.countNacosConnections(() -> stopping.get() ? 0 : door.movableConnections(), door.movePort());
+    return door;
   }
 
   /** The audit history's JSON-lines file, opened (in the caller's thread: start may block); null without one. */
@@ -377,6 +392,11 @@ public final class RegistryServer implements Disposable {
   /** The runtime, for embedding and tests that look at state directly. */
   public RegistryRuntime runtime() {
     return runtime;
+  }
+
+  /** The Nacos door; null when it is off. */
+  public @Nullable NacosDoor nacos() {
+    return nacos;
   }
 
   /** Durable storage, when the server keeps durable state on disk; for embedding and tests. */

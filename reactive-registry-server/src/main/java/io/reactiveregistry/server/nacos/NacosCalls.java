@@ -20,6 +20,9 @@ interface NacosCalls {
   /** The connection, or its stream, ended: release what it owned, once. */
   void closed(NacosConnection connection);
 
-  /** Called periodically with the open connections: ask the quiet ones whether they are alive. */
-  void checkQuiet(Collection<NacosConnection> connections);
+  /**
+   * Called every second or so with the open connections: ask the quiet ones whether they are
+   * alive; release what closed connections told to move still own and nobody took over in time.
+   */
+  void tick(Collection<NacosConnection> connections);
 }

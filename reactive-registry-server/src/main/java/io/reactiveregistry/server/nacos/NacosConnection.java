@@ -7,6 +7,7 @@ import io.reactiveregistry.server.security.Principal;
 import java.net.SocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,6 +40,17 @@ final class NacosConnection {
   private final Map<String, Disposable> subscriptions = new ConcurrentHashMap<>();
   private final AtomicLong serverRequestIds = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Told to connect to another member ({@code ConnectResetRequest} naming it): rebalancing. */
+  private final AtomicBoolean moving = new AtomicBoolean();
+  /** The member it was told to move to ({@code host:port}); null when it was not. */
+  private volatile @Nullable String movedTo;
+  /**
+   * Its client was told to move before, on another connection, and came back here instead (its
+   * server list does not name the member it was sent to): it is not told again.
+   */
+  private volatile boolean stays;
+  /** The ephemeral instances registered on it ({@link NacosRequests#key}): how a client that came back is known. */
+  private final Set<String> registered = ConcurrentHashMap.newKeySet();
   private volatile @Nullable CachedPrincipal principal;
   private final AtomicLong keptAliveAt = new AtomicLong(Long.MIN_VALUE / 2);
   /** When the client last sent anything (a request, or a message on its stream). */
@@ -118,6 +130,50 @@ final class NacosConnection {
   /** Whether it was asked and has neither answered nor sent anything else by now. */
   boolean detectionOverdue(long now) {
     return detection != null && now >= answerBy;
+  }
+
+  /** Whether it is set up, open, not yet told to move, and its client follows moves: one rebalancing may move. */
+  boolean movable() {
+    return session != null && !closed.get() && !moving.get() && !stays;
+  }
+
+  /** Marks it told to move to {@code member}; false when it was told before. */
+  boolean move(String member) {
+    if (!moving.compareAndSet(false, true)) {
+      return false;
+    }
+    movedTo = member;
+    return true;
+  }
+
+  @Nullable String movedTo() {
+    return movedTo;
+  }
+
+  /** Its client came back after it was told to move: it is never told again; false when known already. */
+  boolean stays() {
+    if (stays) {
+      return false;
+    }
+    stays = true;
+    return true;
+  }
+
+  void registered(String key) {
+    registered.add(key);
+  }
+
+  void deregistered(String key) {
+    registered.remove(key);
+  }
+
+  Set<String> registeredKeys() {
+    return registered;
+  }
+
+  /** Whether it was told to move to another member. */
+  boolean moving() {
+    return moving.get();
   }
 
   /** A request of the server's (a push, an ability table, a reset), its id the connection's next. */

@@ -54,10 +54,12 @@ public final class NacosDoor {
     }
   }
 
+  private final NacosRequests requests;
   private final NacosGrpcServer grpc;
   private final DisposableServer http;
 
-  private NacosDoor(NacosGrpcServer grpc, DisposableServer http) {
+  private NacosDoor(NacosRequests requests, NacosGrpcServer grpc, DisposableServer http) {
+    this.requests = requests;
     this.grpc = grpc;
     this.http = http;
   }
@@ -86,7 +88,7 @@ public final class NacosDoor {
               idleTimeout)
           .handle(HandlerInItsOwnTask.of(api::handle))
           .bindNow();
-      return new NacosDoor(grpc, http);
+      return new NacosDoor(requests, grpc, http);
     } catch (RuntimeException e) {
       grpc.stop(Duration.ZERO);
       throw e;
@@ -103,6 +105,36 @@ public final class NacosDoor {
 
   public int openConnections() {
     return grpc.openConnections();
+  }
+
+  /**
+   * The Nacos HTTP port a Nacos client is sent to when told to move here, or -1 when it could not
+   * follow: a Nacos client reaches the gRPC port as the HTTP port + 1000, so only a door on ports
+   * so related can take clients from other members.
+   */
+  public int movePort() {
+    return grpcPort() == httpPort() + 1000 ? httpPort() : -1;
+  }
+
+  /** Set-up Nacos connections not yet told to move. */
+  public int movableConnections() {
+    return grpc.movableConnections();
+  }
+
+  /**
+   * Tells up to {@code count} Nacos clients, the most recently connected first, to connect to the
+   * member whose Nacos door is at {@code address} ({@code host:port}, its Nacos HTTP port): how many
+   * were told. What each owns here stays until it has registered it there.
+   */
+  public int moveClients(int count, String address) {
+    int colon = address.lastIndexOf(':');
+    String host = address.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int told = grpc.move(count, host, Integer.parseInt(address.substring(colon + 1)));
+    requests.told(told);
+    return told;
   }
 
   /** Tells its clients to move, closes its ports and, after {@code grace}, its connections. Blocking. */

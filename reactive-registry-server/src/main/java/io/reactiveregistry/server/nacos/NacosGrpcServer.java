@@ -32,6 +32,8 @@ import java.net.SocketAddress;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,6 +63,11 @@ final class NacosGrpcServer {
   static final Duration PING_TIMEOUT = Duration.ofSeconds(5);
   /** How often quiet connections are looked for (Nacos's server looks every 3 s). */
   private static final Duration QUIET_CHECK_EVERY = Duration.ofSeconds(1);
+  /**
+   * How long a connection is left alone by rebalancing after it opens: its client sets it up and
+   * registers (again) first, as with the RSocket clients' moves.
+   */
+  static final Duration SETTLE = Duration.ofSeconds(1);
   private static final Attributes.Key<NacosConnection> CONNECTION = Attributes.Key.create("nacos-connection");
   private static final Context.Key<NacosConnection> CALLER = Context.key("nacos-connection");
 
@@ -74,6 +81,7 @@ final class NacosGrpcServer {
   private final ConcurrentHashMap<String, Integer> perAddress = new ConcurrentHashMap<>();
   private final ConnectionDoor.Limits limits;
   private final Server server;
+  private final InstantSource clock;
   private Disposable quietCheck = Disposables.disposed();
 
   NacosGrpcServer(NacosCalls requests, String host, int port, int maxMessageBytes, @Nullable TlsFiles tls,
@@ -81,6 +89,7 @@ final class NacosGrpcServer {
       InstantSource clock) {
     this.requests = requests;
     this.limits = limits;
+    this.clock = clock;
     ServerServiceDefinition request = ServerServiceDefinition.builder("Request")
         .addMethod(REQUEST, ServerCalls.asyncUnaryCall(this::request))
         .build();
@@ -144,9 +153,9 @@ final class NacosGrpcServer {
     quietCheck = Flux.interval(QUIET_CHECK_EVERY, QUIET_CHECK_EVERY, Schedulers.parallel())
         .subscribe(tick -> {
           try {
-            requests.checkQuiet(connections);
+            requests.tick(connections);
           } catch (RuntimeException e) { // the next tick tries again
-            log.warn("the check of quiet Nacos connections failed: {}", e.toString());
+            log.warn("the periodic look at the Nacos connections failed: {}", e.toString());
           }
         });
     return this;
@@ -158,6 +167,42 @@ final class NacosGrpcServer {
 
   int openConnections() {
     return connections.size();
+  }
+
+  /** Set-up connections not yet told to move: what this member reports to rebalancing. */
+  int movableConnections() {
+    int movable = 0;
+    for (NacosConnection connection : connections) {
+      if (connection.movable()) {
+        movable++;
+      }
+    }
+    return movable;
+  }
+
+  /**
+   * Tells up to {@code count} set-up connections, open for at least {@link #SETTLE} and not told
+   * before, the most recently opened first, to connect to the member whose Nacos HTTP port is
+   * {@code host:port} ({@code ConnectResetRequest} naming it: the client connects there, closes
+   * this connection and registers again there): how many were told.
+   */
+  int move(int count, String host, int port) {
+    long settledBefore = clock.millis() - SETTLE.toMillis();
+    List<NacosConnection> newest = connections.stream()
+        .filter(NacosConnection::movable)
+        .filter(connection -> connection.openedAt <= settledBefore)
+        .sorted(Comparator.comparingLong((NacosConnection connection) -> connection.openedAt).reversed())
+        .limit(Math.max(0, count))
+        .toList();
+    int told = 0;
+    for (NacosConnection connection : newest) {
+      if (connection.move(host + ":" + port)) {
+        connection.send("reset", NacosJson.serverRequest("ConnectResetRequest", connection.nextRequestId(),
+            Map.of("module", "internal", "serverIp", host, "serverPort", Integer.toString(port))));
+        told++;
+      }
+    }
+    return told;
   }
 
   /**

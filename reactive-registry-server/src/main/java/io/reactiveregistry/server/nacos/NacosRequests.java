@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,7 +44,7 @@ import reactor.core.publisher.Mono;
  * {@code Request.request} calls (by their payload's type) and, on the {@code requestBiStream}
  * stream, the connection's setup and the client's answers to the server's pushes. Every refusal is
  * Nacos's {@code ErrorResponse} with the registry's message; no request closes a connection (only
- * a client that does not answer whether it is alive, see {@link #checkQuiet}).
+ * a client that does not answer whether it is alive, see {@link #tick}).
  */
 final class NacosRequests implements NacosCalls {
   private static final Logger log = LoggerFactory.getLogger(NacosRequests.class);
@@ -64,6 +65,13 @@ final class NacosRequests implements NacosCalls {
    */
   static final long QUIET_MILLIS = 10_000;
   static final long ANSWER_WITHIN_MILLIS = 3_000;
+  /**
+   * How long what a connection told to move owns stays after it closes, for its client to register
+   * it on the member it was sent to. A Nacos client closes the old connection as soon as the new one
+   * is up and redoes its registrations within its redo period (3 s); past this, what is left is
+   * released as a closed connection's would be.
+   */
+  static final long MOVE_WITHIN_MILLIS = 10_000;
   /** Views whose newest rendering is kept; past it the cache starts again. */
   private static final int MAX_RENDERINGS = 10_000;
   private static final byte[] ALL_MINE = "{}".getBytes(StandardCharsets.US_ASCII);
@@ -76,6 +84,10 @@ final class NacosRequests implements NacosCalls {
   private final InstantSource clock;
   /** The newest rendering of each view pushed: subscribers of a view share it. */
   private final ConcurrentMap<String, Rendering> renderings = new ConcurrentHashMap<>();
+  /** Connections that closed after being told to move, and when to release what they still own. */
+  private final ConcurrentMap<NacosConnection, Long> moved = new ConcurrentHashMap<>();
+  /** The instances those connections registered ({@link #key}): a connection registering one again came back. */
+  private final ConcurrentMap<String, NacosConnection> movedInstances = new ConcurrentHashMap<>();
 
   private record Rendering(ServiceSnapshot snapshot, byte[] json) {}
 
@@ -83,6 +95,8 @@ final class NacosRequests implements NacosCalls {
   private final Counter asked;
   private final Counter answered;
   private final Counter unanswered;
+  private final Counter toldToMove;
+  private final Counter cameBack;
 
   NacosRequests(RequestLayer layer, Access access, InstantSource clock, MeterRegistry meters) {
     this.layer = layer;
@@ -93,6 +107,15 @@ final class NacosRequests implements NacosCalls {
     this.asked = quietChecks(meters, "asked");
     this.answered = quietChecks(meters, "answered");
     this.unanswered = quietChecks(meters, "closed");
+    this.toldToMove = moves(meters, "told");
+    this.cameBack = moves(meters, "came_back");
+  }
+
+  private static Counter moves(MeterRegistry meters, String outcome) {
+    return Counter.builder("registry.nacos.moves").tag("outcome", outcome)
+        .description("Nacos clients told to connect to another member (rebalancing), and those that came back "
+            + "instead (their server list does not name that member's address; they are not told again)")
+        .register(meters);
   }
 
   private static Counter quietChecks(MeterRegistry meters, String outcome) {
@@ -135,9 +158,9 @@ final class NacosRequests implements NacosCalls {
       keepAlive(connection, session, principal, now);
       return switch (type) {
         case "HealthCheckRequest" -> Mono.just(NacosJson.ok("HealthCheckResponse", body.requestId()));
-        case "InstanceRequest" -> instance(session, principal, body, true);
-        case "PersistentInstanceRequest" -> instance(session, principal, body, false);
-        case "BatchInstanceRequest" -> batch(session, principal, body);
+        case "InstanceRequest" -> instance(connection, session, principal, body, true);
+        case "PersistentInstanceRequest" -> instance(connection, session, principal, body, false);
+        case "BatchInstanceRequest" -> batch(connection, session, principal, body);
         case "ServiceQueryRequest" -> Mono.just(query(principal, body));
         case "SubscribeServiceRequest" -> Mono.just(subscribe(connection, principal, body));
         default -> Mono.just(list(principal, body)); // ServiceListRequest
@@ -148,8 +171,8 @@ final class NacosRequests implements NacosCalls {
   }
 
   /** {@code InstanceRequest} ({@code ephemeral}) or {@code PersistentInstanceRequest}. */
-  private Mono<Payload> instance(Session session, @Nullable Principal principal, NacosMessage body,
-      boolean ephemeral) {
+  private Mono<Payload> instance(NacosConnection connection, Session session, @Nullable Principal principal,
+      NacosMessage body, boolean ephemeral) {
     NacosInstance instance = required("instance", body.instance());
     NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), body.serviceName());
     String type = body.type() == null ? "" : body.type();
@@ -161,16 +184,26 @@ final class NacosRequests implements NacosCalls {
               + "ephemeral instances, a persistent one is registered with PersistentInstanceRequest");
         }
         answer = layer.register(session, principal, NacosModel.registration(name, instance, ephemeral));
+        if (ephemeral) {
+          answer = answer.doOnNext(done -> registered(connection, done, List.of(key(name, instance))));
+        }
       }
-      case "deregisterInstance" -> answer = layer.call(session, principal, Route.INSTANCE_DEREGISTER,
-          Unpooled.wrappedBuffer(json.encode(NacosModel.ref(name, instance))));
+      case "deregisterInstance" -> {
+        answer = layer.call(session, principal, Route.INSTANCE_DEREGISTER,
+            Unpooled.wrappedBuffer(json.encode(NacosModel.ref(name, instance))));
+        if (ephemeral) {
+          String key = key(name, instance);
+          answer = answer.doOnNext(done -> connection.deregistered(key));
+        }
+      }
       default -> throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "type must be registerInstance or "
           + "deregisterInstance, not '" + type + "'");
     }
     return answer.map(done -> answered(done, "InstanceResponse", body, type));
   }
 
-  private Mono<Payload> batch(Session session, @Nullable Principal principal, NacosMessage body) {
+  private Mono<Payload> batch(NacosConnection connection, Session session, @Nullable Principal principal,
+      NacosMessage body) {
     if (!"batchRegisterInstance".equals(body.type())) {
       throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "type must be batchRegisterInstance, not '" + body.type() + "'");
     }
@@ -178,7 +211,40 @@ final class NacosRequests implements NacosCalls {
     NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), body.serviceName());
     return layer.call(session, principal, Route.INSTANCE_BATCH_REGISTER,
             Unpooled.wrappedBuffer(json.encode(NacosModel.batch(name, instances))))
+        .doOnNext(done -> registered(connection, done, instances.stream().map(each -> key(name, each)).toList()))
         .map(done -> answered(done, "BatchInstanceResponse", body, body.type()));
+  }
+
+  /** Counts clients told to move (rebalancing). */
+  void told(int clients) {
+    toldToMove.increment(clients);
+  }
+
+  /** An ephemeral instance, as the door tells a client's registrations apart over its connections. */
+  static String key(NacosModel.Name name, NacosInstance instance) {
+    return name.namespace() + '\n' + name.group() + '\n' + name.service() + '\n' + instance.ip() + '#'
+        + instance.port() + '#' + instance.clusterName();
+  }
+
+  /**
+   * The connection registered these instances: kept, to know its client should it be told to move
+   * and come back. A connection registering what one told to move had registered is that client
+   * come back: its server list does not name the member it was sent to (a Nacos client follows a
+   * move only to a server its list names, by IP), so it stays here, never told again.
+   */
+  private void registered(NacosConnection connection, Answer answer, List<String> keys) {
+    if (answer instanceof Answer.Refused) {
+      return;
+    }
+    for (String key : keys) {
+      connection.registered(key);
+      NacosConnection before = movedInstances.isEmpty() ? null : movedInstances.remove(key);
+      if (before != null && before != connection && connection.stays()) {
+        cameBack.increment();
+        log.info("{} was told to move to {} and its client came back here on {}: its server list does not name "
+            + "that member's address; it is not told to move again", before, before.movedTo(), connection);
+      }
+    }
   }
 
   private static Payload answered(Answer answer, String response, NacosMessage body, String type) {
@@ -336,10 +402,12 @@ final class NacosRequests implements NacosCalls {
    * Asks each connection quiet for {@link #QUIET_MILLIS} whether it is alive, and closes those that
    * were asked and have not answered within {@link #ANSWER_WITHIN_MILLIS}: their instances are
    * released and pushed as removed at once, and their stream ends (a client that was only slow
-   * connects again and registers again, as after any lost connection).
+   * connects again and registers again, as after any lost connection). Then releases what
+   * connections told to move still own once another member has taken it over, or when their
+   * client has not registered it elsewhere within {@link #MOVE_WITHIN_MILLIS}.
    */
   @Override
-  public void checkQuiet(Collection<NacosConnection> connections) {
+  public void tick(Collection<NacosConnection> connections) {
     long now = clock.millis();
     for (NacosConnection connection : connections) {
       if (connection.detectionOverdue(now)) {
@@ -356,19 +424,43 @@ final class NacosRequests implements NacosCalls {
             Map.of("module", "internal")));
       }
     }
+    moved.forEach((connection, releaseAt) -> {
+      Session session = Objects.requireNonNull(connection.opened());
+      int owned = layer.owned(session);
+      if ((owned == 0 || now >= releaseAt) && moved.remove(connection, releaseAt)) {
+        connection.registeredKeys().forEach(key -> movedInstances.remove(key, connection));
+        int released = layer.release(session);
+        if (released > 0) {
+          log.info("{} was told to move to {} and closed; its client did not register {} instance(s) "
+              + "elsewhere within {} ms: released", connection, connection.movedTo(), released, MOVE_WITHIN_MILLIS);
+        }
+      }
+    });
   }
 
-  /** Releases what the connection owned, once. */
+  /**
+   * Releases what the connection owned, once; unless it was told to move (rebalancing), as its
+   * client closes it before it registers again on the member it was sent to: what it owns then stays
+   * until that member has taken it over (see {@link #tick}), so no view sees it go and come back.
+   */
   @Override
   public void closed(NacosConnection connection) {
     if (!connection.close()) {
       return;
     }
     Session session = connection.opened();
-    if (session != null) {
-      int released = layer.release(session);
-      log.info("nacos connection closed: {} ({} ephemeral instances released)", connection, released);
+    if (session == null) {
+      return;
     }
+    if (connection.moving() && layer.owned(session) > 0) {
+      connection.registeredKeys().forEach(key -> movedInstances.put(key, connection));
+      moved.put(connection, clock.millis() + MOVE_WITHIN_MILLIS);
+      log.info("nacos connection closed after it was told to move: {}; what it owns stays until its client has "
+          + "registered it elsewhere (at most {} ms)", connection, MOVE_WITHIN_MILLIS);
+      return;
+    }
+    int released = layer.release(session);
+    log.info("nacos connection closed: {} ({} ephemeral instances released)", connection, released);
   }
 
   // ---- shared ----

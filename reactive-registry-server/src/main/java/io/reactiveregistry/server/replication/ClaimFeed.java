@@ -39,8 +39,8 @@ final class ClaimFeed {
   /** Sends what the peer asked for, one frame at a time, in queue order. */
   private final Drain drain = new Drain(this::nextFrame);
   private boolean digestWaiting;
-  /** The client connections this node holds, sent with the next digest. */
-  private int digestConnections;
+  /** The clients this node holds, sent with the next digest. */
+  private ClientLoad digestLoad = ClientLoad.NONE;
   /** This node's zone, sent with the next digest. */
   private @Nullable String digestZone;
   private int waitingChanges;
@@ -76,8 +76,8 @@ final class ClaimFeed {
   }
 
   /** Called under the runtime's monitor: what this node's claims sum to after every change queued so far. */
-  synchronized void digest(ReplicaDigest digest, int connections, @Nullable String zone) {
-    digestConnections = connections;
+  synchronized void digest(ReplicaDigest digest, ClientLoad load, @Nullable String zone) {
+    digestLoad = load;
     digestZone = zone;
     if (!digestWaiting) {
       digestWaiting = true;
@@ -111,7 +111,7 @@ final class ClaimFeed {
       int size = Math.min(PAGE, claims.size());
       List<ReplicaChange.Claimed> page = claims.subList(0, size);
       ReplicaFrame frame = new ReplicaFrame(ReplicaFrame.SNAPSHOT, self, snapshot.epoch, ReplicaCodec.entries(page),
-          size == claims.size(), null, null, null, null);
+          size == claims.size(), null, null, null, null, null, null);
       queue.pollFirst();
       if (size < claims.size()) {
         queue.addFirst(new Snapshot(snapshot.epoch, claims.subList(size, claims.size())));
@@ -122,7 +122,8 @@ final class ClaimFeed {
       queue.pollFirst();
       digestWaiting = false;
       return new ReplicaFrame(ReplicaFrame.DIGEST, null, null, null, null, digest.count(), digest.hash(),
-          digestConnections, digestZone);
+          digestLoad.connections(), digestZone, digestLoad.nacosConnections() < 0 ? null : digestLoad.nacosConnections(),
+          digestLoad.nacosPort() < 0 ? null : digestLoad.nacosPort());
     }
     if (head instanceof Map<?, ?> segment) {
       List<ReplicaChange> page = new ArrayList<>(Math.min(PAGE, segment.size()));
@@ -136,7 +137,7 @@ final class ClaimFeed {
         queue.pollFirst();
       }
       return new ReplicaFrame(ReplicaFrame.CHANGES, null, null, ReplicaCodec.entries(page), null, null, null, null,
-          null);
+          null, null, null);
     }
     return null;
   }

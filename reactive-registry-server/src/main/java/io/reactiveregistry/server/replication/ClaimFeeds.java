@@ -4,7 +4,6 @@ import io.reactiveregistry.server.runtime.RegistryRuntime;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -61,15 +60,15 @@ public final class ClaimFeeds {
   }
 
   /**
-   * Sends each stream a digest of this node's claims every {@code interval}, with the client
-   * connections it holds ({@code connections}) and its zone.
+   * Sends each stream a digest of this node's claims every {@code interval}, with the clients it
+   * holds ({@code clients}) and its zone.
    */
-  public Disposable startDigests(Duration interval, Scheduler timer, IntSupplier connections,
+  public Disposable startDigests(Duration interval, Scheduler timer, Supplier<ClientLoad> clients,
       Supplier<@Nullable String> zone) {
     return timer.schedulePeriodically(() -> runtime.read(reads -> {
       if (!frozen && !feeds.isEmpty()) {
         var digest = reads.claimsDigest();
-        int held = connections.getAsInt();
+        ClientLoad held = clients.get();
         String mine = zone.get();
         feeds.forEach(feed -> feed.digest(digest, held, mine));
       }

@@ -68,7 +68,7 @@ public final class PeerLink implements Disposable {
   private final AtomicLong repairs = new AtomicLong();
   private final List<ReplicaChange> snapshot = new ArrayList<>();
   private volatile boolean connected;
-  /** The client connections the peer said it holds in its last digest; null before one. */
+  /** The clients the peer said it holds in its last digest; null before one. */
   private volatile @Nullable Load load;
   /** The zone the peer said it is in with its last digest; null when none (or before one). */
   private volatile @Nullable String zone;
@@ -162,7 +162,9 @@ public final class PeerLink implements Disposable {
       }
       case ReplicaFrame.DIGEST -> {
         if (frame.connections() != null) {
-          load = new Load(frame.connections(), System.nanoTime());
+          load = new Load(new ClientLoad(frame.connections(),
+              frame.nacosConnections() == null ? -1 : frame.nacosConnections(),
+              frame.nacosPort() == null ? -1 : frame.nacosPort()), System.nanoTime());
         }
         zone = frame.zone();
         ReplicaDigest theirs = new ReplicaDigest(frame.count(), frame.hash());
@@ -261,8 +263,8 @@ public final class PeerLink implements Disposable {
     return connected;
   }
 
-  /** What the peer last said of its client connections, and when (nanoTime); null before it did. */
-  record Load(int connections, long atNanos) {}
+  /** What the peer last said of its clients, and when (nanoTime); null before it did. */
+  record Load(ClientLoad clients, long atNanos) {}
 
   @Nullable String zone() {
     return zone;

@@ -8,12 +8,13 @@ import org.jspecify.annotations.Nullable;
  * One frame of a {@code cluster.replicate} stream, as JSON: {@code SNAPSHOT} (a page of the owner's
  * claims; the stream starts with them, {@code last} on the final page), {@code CHANGES} (in the
  * order made; the latest per instance) or {@code DIGEST} (what the owner's claims sum to at this
- * point of the stream, how many client connections that honour moves the owner holds: what
- * rebalancing compares, and the owner's zone).
+ * point of the stream, how many client connections that honour moves the owner holds and how many
+ * Nacos clients' connections, with the Nacos port they reach it on: what rebalancing compares, and
+ * the owner's zone).
  */
 record ReplicaFrame(String type, @Nullable String node, @Nullable Long epoch, @Nullable List<Entry> entries,
     @Nullable Boolean last, @Nullable Integer count, @Nullable Long hash, @Nullable Integer connections,
-    @Nullable String zone) {
+    @Nullable String zone, @Nullable Integer nacosConnections, @Nullable Integer nacosPort) {
   static final String SNAPSHOT = "SNAPSHOT";
   static final String CHANGES = "CHANGES";
   static final String DIGEST = "DIGEST";

@@ -88,6 +88,9 @@ public final class Replication implements Disposable {
   private final Membership membership;
   private final Disposable membershipChanges;
   private volatile IntSupplier connections = () -> 0;
+  /** This member's Nacos clients' connections and port, reported with each digest; -1: no Nacos door. */
+  private volatile IntSupplier nacos = () -> -1;
+  private volatile int nacosPort = -1;
   /** This member's zone ({@code --zone}), reported to its peers with each digest; null: none. */
   private final @Nullable String zone;
   private final String self;
@@ -128,7 +131,8 @@ public final class Replication implements Disposable {
         () -> runtime.read(reads -> links.stream().mapToInt(link -> reads.replicaCopies(link.peer())).sum()));
     meters.gauge("registry.replication.peers.connected", "peers whose stream of instances this node follows now",
         () -> links.stream().filter(PeerLink::connected).count());
-    this.digests = feeds.startDigests(settings.antiEntropy(), scheduler, () -> connections.getAsInt(), () -> zone);
+    this.digests = feeds.startDigests(settings.antiEntropy(), scheduler,
+        () -> new ClientLoad(connections.getAsInt(), nacosPort < 0 ? -1 : nacos.getAsInt(), nacosPort), () -> zone);
   }
 
   private synchronized void follow(String self, ClusterConfig cluster, Function<ClusterConfig.Member, PeerLink> link,
@@ -182,10 +186,12 @@ public final class Replication implements Disposable {
 
   /**
    * A connected peer's client connections, as it reported them with its last digest (every
-   * anti-entropy interval), and when that arrived (System.nanoTime).
+   * anti-entropy interval), and when that arrived (System.nanoTime); with its Nacos clients'
+   * connections and the address Nacos clients reach it on ({@code host:port}, its Nacos HTTP port),
+   * or -1 and null when it has no Nacos door a client can be sent to.
    */
   public record PeerLoad(String node, String address, int connections, long reportedAtNanos,
-      @Nullable String zone) {}
+      @Nullable String zone, int nacosConnections, @Nullable String nacosAddress) {}
 
   /** The connected peers that have reported their client connections. */
   public List<PeerLoad> peerLoads() {
@@ -193,8 +199,12 @@ public final class Replication implements Disposable {
     for (PeerLink link : links) {
       PeerLink.Load load = link.load();
       if (link.connected() && load != null) {
-        loads.add(new PeerLoad(link.peer(), link.member().address(), load.connections(), load.atNanos(),
-            link.zone()));
+        ClientLoad clients = load.clients();
+        String host = link.member().host();
+        String nacos = clients.nacosPort() < 0 ? null
+            : (host.contains(":") ? "[" + host + "]" : host) + ":" + clients.nacosPort();
+        loads.add(new PeerLoad(link.peer(), link.member().address(), clients.connections(), load.atNanos(),
+            link.zone(), nacos == null ? -1 : clients.nacosConnections(), nacos));
       }
     }
     return loads;
@@ -218,6 +228,15 @@ public final class Replication implements Disposable {
   /** Counts the client connections this node reports to its peers with each digest (none until set). */
   public void countConnections(IntSupplier clientConnections) {
     this.connections = clientConnections;
+  }
+
+  /**
+   * Counts the Nacos clients' connections this node reports with each digest, and names the Nacos
+   * port they reach it on ({@code port}, its Nacos HTTP port: a Nacos client adds 1000 for gRPC).
+   */
+  public void countNacosConnections(IntSupplier nacosConnections, int port) {
+    this.nacos = nacosConnections;
+    this.nacosPort = port;
   }
 
   /** The peers whose stream of instances this node follows now: the members known to be up. */

@@ -59,7 +59,7 @@ public final class NacosFloor implements NacosCalls {
   }
 
   @Override
-  public void checkQuiet(Collection<NacosConnection> connections) {
+  public void tick(Collection<NacosConnection> connections) {
     // a bench's connections are never quiet for long, and own nothing
   }
 
