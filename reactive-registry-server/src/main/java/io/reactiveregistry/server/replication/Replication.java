@@ -193,15 +193,23 @@ public final class Replication implements Disposable {
   public record PeerLoad(String node, String address, int connections, long reportedAtNanos,
       @Nullable String zone, int nacosConnections, @Nullable String nacosAddress) {}
 
-  /** The connected peers that have reported their client connections. */
+  /**
+   * The connected peers that have reported their client connections. A peer is named as a Nacos
+   * address only when no other member shares its host: a Nacos client follows a move only to a
+   * server of its list, found by IP, so it cannot be sent to one of two members on one host.
+   */
   public List<PeerLoad> peerLoads() {
+    Map<String, Integer> membersOnHost = new HashMap<>();
+    for (ClusterConfig.Member member : membership.current().members()) {
+      membersOnHost.merge(member.host(), 1, Integer::sum);
+    }
     List<PeerLoad> loads = new ArrayList<>(links.size());
     for (PeerLink link : links) {
       PeerLink.Load load = link.load();
       if (link.connected() && load != null) {
         ClientLoad clients = load.clients();
         String host = link.member().host();
-        String nacos = clients.nacosPort() < 0 ? null
+        String nacos = clients.nacosPort() < 0 || membersOnHost.getOrDefault(host, 1) > 1 ? null
             : (host.contains(":") ? "[" + host + "]" : host) + ":" + clients.nacosPort();
         loads.add(new PeerLoad(link.peer(), link.member().address(), clients.connections(), load.atNanos(),
             link.zone(), nacos == null ? -1 : clients.nacosConnections(), nacos));

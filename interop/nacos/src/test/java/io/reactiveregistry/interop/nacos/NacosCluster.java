@@ -69,8 +69,13 @@ final class NacosCluster implements AutoCloseable {
   private final String memberList;
   private final String[] extraArgs;
 
-  /** {@code size} members, their logs and data in {@code dir}, with {@code extraArgs} each. */
+  /** {@code size} members, each on its own loopback address, logs and data in {@code dir}, with {@code extraArgs}. */
   NacosCluster(Path dir, int size, String... extraArgs) throws Exception {
+    this(dir, size, true, extraArgs);
+  }
+
+  /** The same, on addresses of their own ({@code ownHosts}) or all on 127.0.0.1, as on one machine. */
+  NacosCluster(Path dir, int size, boolean ownHosts, String... extraArgs) throws Exception {
     this.dir = dir;
     this.extraArgs = extraArgs;
     List<Integer> ports = MemberPorts.free(3 * size);
@@ -78,7 +83,7 @@ final class NacosCluster implements AutoCloseable {
     List<String> entries = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       String id = "n" + (i + 1);
-      String host = "127.0.0." + (i + 1);
+      String host = ownHosts ? "127.0.0." + (i + 1) : "127.0.0.1";
       entries.add(id + "=" + host + ":" + ports.get(3 * i) + "/" + ports.get(3 * i + 1));
       members.add(new Member(id, host, ports.get(3 * i), ports.get(3 * i + 2), nacosPorts.get(i)));
     }
