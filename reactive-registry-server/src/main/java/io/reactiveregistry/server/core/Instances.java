@@ -511,6 +511,20 @@ final class Instances {
     return owners.ownedBy(owner);
   }
 
+  List<InstanceAddress> ownedAddresses(Owner owner) {
+    List<InstanceAddress> addresses = new ArrayList<>();
+    for (RegisteredInstance instance : owners.owned(owner)) {
+      addresses.add(new InstanceAddress(instance.service.key, instance.id()));
+    }
+    return addresses;
+  }
+
+  @Nullable Owner ownerOf(InstanceAddress address) {
+    Service service = services.get(address.service());
+    RegisteredInstance instance = service == null ? null : service.instances.get(address.instanceId());
+    return instance == null ? null : instance.owner;
+  }
+
   RegisteredInstance require(ServiceKey key, String instanceId) {
     Service service = services.get(key);
     RegisteredInstance instance = service == null ? null : service.instances.get(instanceId);

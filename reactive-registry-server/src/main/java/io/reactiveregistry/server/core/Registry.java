@@ -25,6 +25,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The registry's state machine: it applies {@link Command}s and answers reads. A command either
@@ -382,6 +383,16 @@ public final class Registry implements RegistryReads {
   @Override
   public int ownedBy(Owner owner) {
     return instances.ownedBy(owner);
+  }
+
+  @Override
+  public List<InstanceAddress> ownedAddresses(Owner owner) {
+    return instances.ownedAddresses(owner);
+  }
+
+  @Override
+  public @Nullable Owner ownerOf(InstanceAddress address) {
+    return instances.ownerOf(address);
   }
 
   @Override

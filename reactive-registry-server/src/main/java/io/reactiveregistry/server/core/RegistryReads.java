@@ -5,6 +5,7 @@ import io.reactiveregistry.server.core.Results.NamespaceSummary;
 import io.reactiveregistry.server.core.Results.ServiceSummary;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What may be read of the registry; nothing here changes it. The runtime hands this out under its
@@ -58,6 +59,12 @@ public interface RegistryReads {
 
   /** How many ephemeral instances a connection owns. */
   int ownedBy(Owner owner);
+
+  /** Where the ephemeral instances a connection owns are. */
+  List<InstanceAddress> ownedAddresses(Owner owner);
+
+  /** Who owns the instance at {@code address}: a connection here, another node; null when nobody does. */
+  @Nullable Owner ownerOf(InstanceAddress address);
 
   /** Every persistent instance, for one round of health checks. */
   List<HealthTarget> healthTargets();

@@ -7,7 +7,6 @@ import io.reactiveregistry.server.security.Principal;
 import java.net.SocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,8 +48,6 @@ final class NacosConnection {
    * server list does not name the member it was sent to): it is not told again.
    */
   private volatile boolean stays;
-  /** The ephemeral instances registered on it ({@link NacosRequests#key}): how a client that came back is known. */
-  private final Set<String> registered = ConcurrentHashMap.newKeySet();
   private volatile @Nullable CachedPrincipal principal;
   private final AtomicLong keptAliveAt = new AtomicLong(Long.MIN_VALUE / 2);
   /** When the client last sent anything (a request, or a message on its stream). */
@@ -157,18 +154,6 @@ final class NacosConnection {
     }
     stays = true;
     return true;
-  }
-
-  void registered(String key) {
-    registered.add(key);
-  }
-
-  void deregistered(String key) {
-    registered.remove(key);
-  }
-
-  Set<String> registeredKeys() {
-    return registered;
   }
 
   /** Whether it was told to move to another member. */

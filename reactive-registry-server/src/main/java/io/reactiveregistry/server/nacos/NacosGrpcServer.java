@@ -65,9 +65,11 @@ final class NacosGrpcServer {
   private static final Duration QUIET_CHECK_EVERY = Duration.ofSeconds(1);
   /**
    * How long a connection is left alone by rebalancing after it opens: its client sets it up and
-   * registers (again) first, as with the RSocket clients' moves.
+   * registers (again) first. A Nacos client redoes its registrations on a new connection within its
+   * redo period (3 s); told to move before that, a client that came back (its server list lacks the
+   * member it was sent to) would be told again before it could be known (see {@link NacosRequests}).
    */
-  static final Duration SETTLE = Duration.ofSeconds(1);
+  static final Duration SETTLE = Duration.ofSeconds(4);
   private static final Attributes.Key<NacosConnection> CONNECTION = Attributes.Key.create("nacos-connection");
   private static final Context.Key<NacosConnection> CALLER = Context.key("nacos-connection");
 

@@ -12,6 +12,7 @@ import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.message.ServiceListQuery;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.ServiceSummary;
+import io.reactiveregistry.server.core.InstanceAddress;
 import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.request.Answer;
 import io.reactiveregistry.server.request.Connections;
@@ -84,10 +85,13 @@ final class NacosRequests implements NacosCalls {
   private final InstantSource clock;
   /** The newest rendering of each view pushed: subscribers of a view share it. */
   private final ConcurrentMap<String, Rendering> renderings = new ConcurrentHashMap<>();
-  /** Connections that closed after being told to move, and when to release what they still own. */
-  private final ConcurrentMap<NacosConnection, Long> moved = new ConcurrentHashMap<>();
-  /** The instances those connections registered ({@link #key}): a connection registering one again came back. */
-  private final ConcurrentMap<String, NacosConnection> movedInstances = new ConcurrentHashMap<>();
+  /**
+   * Connections that closed after being told to move, with what they owned then and when to release
+   * what they still own.
+   */
+  private final ConcurrentMap<NacosConnection, Moved> moved = new ConcurrentHashMap<>();
+
+  private record Moved(List<InstanceAddress> owned, long releaseAt) {}
 
   private record Rendering(ServiceSnapshot snapshot, byte[] json) {}
 
@@ -158,9 +162,9 @@ final class NacosRequests implements NacosCalls {
       keepAlive(connection, session, principal, now);
       return switch (type) {
         case "HealthCheckRequest" -> Mono.just(NacosJson.ok("HealthCheckResponse", body.requestId()));
-        case "InstanceRequest" -> instance(connection, session, principal, body, true);
-        case "PersistentInstanceRequest" -> instance(connection, session, principal, body, false);
-        case "BatchInstanceRequest" -> batch(connection, session, principal, body);
+        case "InstanceRequest" -> instance(session, principal, body, true);
+        case "PersistentInstanceRequest" -> instance(session, principal, body, false);
+        case "BatchInstanceRequest" -> batch(session, principal, body);
         case "ServiceQueryRequest" -> Mono.just(query(principal, body));
         case "SubscribeServiceRequest" -> Mono.just(subscribe(connection, principal, body));
         default -> Mono.just(list(principal, body)); // ServiceListRequest
@@ -171,8 +175,8 @@ final class NacosRequests implements NacosCalls {
   }
 
   /** {@code InstanceRequest} ({@code ephemeral}) or {@code PersistentInstanceRequest}. */
-  private Mono<Payload> instance(NacosConnection connection, Session session, @Nullable Principal principal,
-      NacosMessage body, boolean ephemeral) {
+  private Mono<Payload> instance(Session session, @Nullable Principal principal, NacosMessage body,
+      boolean ephemeral) {
     NacosInstance instance = required("instance", body.instance());
     NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), body.serviceName());
     String type = body.type() == null ? "" : body.type();
@@ -184,26 +188,16 @@ final class NacosRequests implements NacosCalls {
               + "ephemeral instances, a persistent one is registered with PersistentInstanceRequest");
         }
         answer = layer.register(session, principal, NacosModel.registration(name, instance, ephemeral));
-        if (ephemeral) {
-          answer = answer.doOnNext(done -> registered(connection, done, List.of(key(name, instance))));
-        }
       }
-      case "deregisterInstance" -> {
-        answer = layer.call(session, principal, Route.INSTANCE_DEREGISTER,
-            Unpooled.wrappedBuffer(json.encode(NacosModel.ref(name, instance))));
-        if (ephemeral) {
-          String key = key(name, instance);
-          answer = answer.doOnNext(done -> connection.deregistered(key));
-        }
-      }
+      case "deregisterInstance" -> answer = layer.call(session, principal, Route.INSTANCE_DEREGISTER,
+          Unpooled.wrappedBuffer(json.encode(NacosModel.ref(name, instance))));
       default -> throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "type must be registerInstance or "
           + "deregisterInstance, not '" + type + "'");
     }
     return answer.map(done -> answered(done, "InstanceResponse", body, type));
   }
 
-  private Mono<Payload> batch(NacosConnection connection, Session session, @Nullable Principal principal,
-      NacosMessage body) {
+  private Mono<Payload> batch(Session session, @Nullable Principal principal, NacosMessage body) {
     if (!"batchRegisterInstance".equals(body.type())) {
       throw new EdgeRefusal(ErrorCode.INVALID_PARAM, "type must be batchRegisterInstance, not '" + body.type() + "'");
     }
@@ -211,40 +205,12 @@ final class NacosRequests implements NacosCalls {
     NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), body.serviceName());
     return layer.call(session, principal, Route.INSTANCE_BATCH_REGISTER,
             Unpooled.wrappedBuffer(json.encode(NacosModel.batch(name, instances))))
-        .doOnNext(done -> registered(connection, done, instances.stream().map(each -> key(name, each)).toList()))
         .map(done -> answered(done, "BatchInstanceResponse", body, body.type()));
   }
 
   /** Counts clients told to move (rebalancing). */
   void told(int clients) {
     toldToMove.increment(clients);
-  }
-
-  /** An ephemeral instance, as the door tells a client's registrations apart over its connections. */
-  static String key(NacosModel.Name name, NacosInstance instance) {
-    return name.namespace() + '\n' + name.group() + '\n' + name.service() + '\n' + instance.ip() + '#'
-        + instance.port() + '#' + instance.clusterName();
-  }
-
-  /**
-   * The connection registered these instances: kept, to know its client should it be told to move
-   * and come back. A connection registering what one told to move had registered is that client
-   * come back: its server list does not name the member it was sent to (a Nacos client follows a
-   * move only to a server its list names, by IP), so it stays here, never told again.
-   */
-  private void registered(NacosConnection connection, Answer answer, List<String> keys) {
-    if (answer instanceof Answer.Refused) {
-      return;
-    }
-    for (String key : keys) {
-      connection.registered(key);
-      NacosConnection before = movedInstances.isEmpty() ? null : movedInstances.remove(key);
-      if (before != null && before != connection && connection.stays()) {
-        cameBack.increment();
-        log.info("{} was told to move to {} and its client came back here on {}: its server list does not name "
-            + "that member's address; it is not told to move again", before, before.movedTo(), connection);
-      }
-    }
   }
 
   private static Payload answered(Answer answer, String response, NacosMessage body, String type) {
@@ -424,11 +390,11 @@ final class NacosRequests implements NacosCalls {
             Map.of("module", "internal")));
       }
     }
-    moved.forEach((connection, releaseAt) -> {
+    moved.forEach((connection, held) -> {
       Session session = Objects.requireNonNull(connection.opened());
       int owned = layer.owned(session);
-      if ((owned == 0 || now >= releaseAt) && moved.remove(connection, releaseAt)) {
-        connection.registeredKeys().forEach(key -> movedInstances.remove(key, connection));
+      if ((owned == 0 || now >= held.releaseAt()) && moved.remove(connection, held)) {
+        cameBack(connection, held.owned(), connections);
         int released = layer.release(session);
         if (released > 0) {
           log.info("{} was told to move to {} and closed; its client did not register {} instance(s) "
@@ -436,6 +402,30 @@ final class NacosRequests implements NacosCalls {
         }
       }
     });
+  }
+
+  /**
+   * Whether what a connection told to move owned was taken over here, by another of this member's
+   * connections: its client came back instead of moving (its server list does not name the member
+   * it was sent to: a Nacos client follows a move only to a server its list names, by IP). That
+   * connection stays here, never told again.
+   */
+  private void cameBack(NacosConnection moved, List<InstanceAddress> owned, Collection<NacosConnection> open) {
+    for (InstanceAddress address : owned) {
+      long holder = layer.ownerHere(address);
+      if (holder < 0) {
+        continue;
+      }
+      for (NacosConnection connection : open) {
+        Session session = connection.session();
+        if (session != null && session.id() == holder && connection != moved && connection.stays()) {
+          cameBack.increment();
+          log.info("{} was told to move to {} and its client came back here on {}: its server list does not "
+              + "name that member's address; it is not told to move again", moved, moved.movedTo(), connection);
+        }
+      }
+      return;
+    }
   }
 
   /**
@@ -452,9 +442,9 @@ final class NacosRequests implements NacosCalls {
     if (session == null) {
       return;
     }
-    if (connection.moving() && layer.owned(session) > 0) {
-      connection.registeredKeys().forEach(key -> movedInstances.put(key, connection));
-      moved.put(connection, clock.millis() + MOVE_WITHIN_MILLIS);
+    List<InstanceAddress> owned = connection.moving() ? layer.ownedAddresses(session) : List.of();
+    if (!owned.isEmpty()) {
+      moved.put(connection, new Moved(owned, clock.millis() + MOVE_WITHIN_MILLIS));
       log.info("nacos connection closed after it was told to move: {}; what it owns stays until its client has "
           + "registered it elsewhere (at most {} ms)", connection, MOVE_WITHIN_MILLIS);
       return;

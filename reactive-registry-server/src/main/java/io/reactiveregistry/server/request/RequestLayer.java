@@ -51,6 +51,7 @@ import io.reactiveregistry.server.cluster.MembershipRules;
 import io.reactiveregistry.server.core.ChangeCause;
 import io.reactiveregistry.server.core.Command;
 import io.reactiveregistry.server.core.HeartbeatFigures;
+import io.reactiveregistry.server.core.InstanceAddress;
 import io.reactiveregistry.server.core.InstanceSpec;
 import io.reactiveregistry.server.core.Outcome;
 import io.reactiveregistry.server.core.Outcome.Counted;
@@ -193,6 +194,20 @@ public final class RequestLayer {
    */
   public int owned(Session session) {
     return runtime.read(registry -> registry.ownedBy(session.owner));
+  }
+
+  /** Where the ephemeral instances a session owns now are. */
+  public List<InstanceAddress> ownedAddresses(Session session) {
+    return runtime.read(registry -> registry.ownedAddresses(session.owner));
+  }
+
+  /**
+   * The id of the session here that owns the instance at {@code address} ({@link Session#id}); -1
+   * when nobody here does (nobody, or another member's connection).
+   */
+  public long ownerHere(InstanceAddress address) {
+    Owner owner = runtime.read(registry -> registry.ownerOf(address));
+    return owner == null || owner.isPeer() ? -1 : owner.id();
   }
 
   /** Unlists a closed connection's session and releases every ephemeral instance it still owns: how many. */
