@@ -12,10 +12,10 @@ import io.reactiveregistry.protocol.message.ServiceList;
 import io.reactiveregistry.protocol.message.ServiceListQuery;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
 import io.reactiveregistry.protocol.message.ServiceSummary;
-import io.reactiveregistry.server.core.InstanceAddress;
 import io.reactiveregistry.server.errors.EdgeRefusal;
 import io.reactiveregistry.server.request.Answer;
 import io.reactiveregistry.server.request.Connections;
+import io.reactiveregistry.server.request.Holdings;
 import io.reactiveregistry.server.request.RequestLayer;
 import io.reactiveregistry.server.request.Session;
 import io.reactiveregistry.server.request.Watcher;
@@ -91,7 +91,7 @@ final class NacosRequests implements NacosCalls {
    */
   private final ConcurrentMap<NacosConnection, Moved> moved = new ConcurrentHashMap<>();
 
-  private record Moved(List<InstanceAddress> owned, long releaseAt) {}
+  private record Moved(Holdings owned, long releaseAt) {}
 
   private record Rendering(ServiceSnapshot snapshot, byte[] json) {}
 
@@ -410,21 +410,18 @@ final class NacosRequests implements NacosCalls {
    * it was sent to: a Nacos client follows a move only to a server its list names, by IP). That
    * connection stays here, never told again.
    */
-  private void cameBack(NacosConnection moved, List<InstanceAddress> owned, Collection<NacosConnection> open) {
-    for (InstanceAddress address : owned) {
-      long holder = layer.ownerHere(address);
-      if (holder < 0) {
-        continue;
-      }
-      for (NacosConnection connection : open) {
-        Session session = connection.session();
-        if (session != null && session.id() == holder && connection != moved && connection.stays()) {
-          cameBack.increment();
-          log.info("{} was told to move to {} and its client came back here on {}: its server list does not "
-              + "name that member's address; it is not told to move again", moved, moved.movedTo(), connection);
-        }
-      }
+  private void cameBack(NacosConnection moved, Holdings owned, Collection<NacosConnection> open) {
+    long holder = layer.heldHereBy(owned);
+    if (holder < 0) {
       return;
+    }
+    for (NacosConnection connection : open) {
+      Session session = connection.session();
+      if (session != null && session.id() == holder && connection != moved && connection.stays()) {
+        cameBack.increment();
+        log.info("{} was told to move to {} and its client came back here on {}: its server list does not "
+            + "name that member's address; it is not told to move again", moved, moved.movedTo(), connection);
+      }
     }
   }
 
@@ -442,8 +439,8 @@ final class NacosRequests implements NacosCalls {
     if (session == null) {
       return;
     }
-    List<InstanceAddress> owned = connection.moving() ? layer.ownedAddresses(session) : List.of();
-    if (!owned.isEmpty()) {
+    Holdings owned = connection.moving() ? layer.holdings(session) : null;
+    if (owned != null && !owned.isEmpty()) {
       moved.put(connection, new Moved(owned, clock.millis() + MOVE_WITHIN_MILLIS));
       log.info("nacos connection closed after it was told to move: {}; what it owns stays until its client has "
           + "registered it elsewhere (at most {} ms)", connection, MOVE_WITHIN_MILLIS);

@@ -196,18 +196,25 @@ public final class RequestLayer {
     return runtime.read(registry -> registry.ownedBy(session.owner));
   }
 
-  /** Where the ephemeral instances a session owns now are. */
-  public List<InstanceAddress> ownedAddresses(Session session) {
-    return runtime.read(registry -> registry.ownedAddresses(session.owner));
+  /** The ephemeral instances a session owns now, to ask later who holds them ({@link #heldHereBy}). */
+  public Holdings holdings(Session session) {
+    return new Holdings(runtime.read(registry -> registry.ownedAddresses(session.owner)));
   }
 
   /**
-   * The id of the session here that owns the instance at {@code address} ({@link Session#id}); -1
-   * when nobody here does (nobody, or another member's connection).
+   * The id of a session here ({@link Session#id}) that owns one of {@code holdings} now; -1 when
+   * none does (nobody, or other members' connections).
    */
-  public long ownerHere(InstanceAddress address) {
-    Owner owner = runtime.read(registry -> registry.ownerOf(address));
-    return owner == null || owner.isPeer() ? -1 : owner.id();
+  public long heldHereBy(Holdings holdings) {
+    return runtime.read(registry -> {
+      for (InstanceAddress address : holdings.addresses) {
+        Owner owner = registry.ownerOf(address);
+        if (owner != null && !owner.isPeer()) {
+          return owner.id();
+        }
+      }
+      return -1L;
+    });
   }
 
   /** Unlists a closed connection's session and releases every ephemeral instance it still owns: how many. */

@@ -67,10 +67,13 @@ class NacosRebalancingTest {
       await().atMost(NacosCluster.WAIT).until(() -> owned(cluster, members.subList(0, 2)) == APPS);
       cluster.start(killed);
       cluster.awaitReady(killed);
+      long ready = System.nanoTime();
 
       // Spread again: three each.
       await().atMost(NacosCluster.WAIT).until(() -> members.stream()
           .allMatch(member -> cluster.ownedBy(member, "fleet") == APPS / members.size()));
+      System.out.printf("NacosRebalancingTest: %d Nacos clients spread over the three members %d ms after the "
+          + "restarted one was ready%n", APPS, (System.nanoTime() - ready) / 1_000_000);
       for (Member member : members) {
         String listed = cluster.instances(member, "fleet");
         for (int i = 0; i < APPS; i++) {
