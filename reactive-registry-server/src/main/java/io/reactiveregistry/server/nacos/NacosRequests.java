@@ -368,9 +368,10 @@ final class NacosRequests implements NacosCalls {
    * Asks each connection quiet for {@link #QUIET_MILLIS} whether it is alive, and closes those that
    * were asked and have not answered within {@link #ANSWER_WITHIN_MILLIS}: their instances are
    * released and pushed as removed at once, and their stream ends (a client that was only slow
-   * connects again and registers again, as after any lost connection). Then releases what
-   * connections told to move still own once another member has taken it over, or when their
-   * client has not registered it elsewhere within {@link #MOVE_WITHIN_MILLIS}.
+   * connects again and registers again, as after any lost connection). Then releases what closed
+   * connections told to move still own: nothing once it has all been taken over (by the client's
+   * registration on another member, or here when it came back), the rest when the client has not
+   * registered it within {@link #MOVE_WITHIN_MILLIS}.
    */
   @Override
   public void tick(Collection<NacosConnection> connections) {
