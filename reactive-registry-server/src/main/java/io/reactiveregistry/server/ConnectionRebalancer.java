@@ -106,14 +106,14 @@ final class ConnectionRebalancer {
     if (nacos == null) {
       return 0;
     }
-    List<Replication.PeerLoad> doors = sameZone.stream().filter(peer -> peer.nacosAddress() != null).toList();
+    List<Replication.PeerLoad> doors = sameZone.stream().filter(peer -> peer.nacosHost() != null).toList();
     if (!reportedSince(doors, lastNacosMoveNanos)) {
       return 0;
     }
     int[] theirs = doors.stream().mapToInt(Replication.PeerLoad::nacosConnections).toArray();
     NacosDoor door = nacos;
     int moved = spread("Nacos connections", door.movableConnections(), doors, theirs,
-        (count, to, reason) -> door.moveClients(count, Objects.requireNonNull(to.nacosAddress())));
+        (count, to, reason) -> door.moveClients(count, Objects.requireNonNull(to.nacosHost()), to.nacosPort()));
     if (moved > 0) {
       lastNacosMoveNanos = System.nanoTime();
     }

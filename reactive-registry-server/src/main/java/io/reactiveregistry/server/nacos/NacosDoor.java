@@ -123,16 +123,11 @@ public final class NacosDoor {
 
   /**
    * Tells up to {@code count} Nacos clients, the most recently connected first, to connect to the
-   * member whose Nacos door is at {@code address} ({@code host:port}, its Nacos HTTP port): how many
-   * were told. What each owns here stays until it has registered it there.
+   * member whose Nacos door is on {@code host} at HTTP port {@code port}: how many were told. What
+   * each owns here stays until it has registered it there.
    */
-  public int moveClients(int count, String address) {
-    int colon = address.lastIndexOf(':');
-    String host = address.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int told = grpc.move(count, host, Integer.parseInt(address.substring(colon + 1)));
+  public int moveClients(int count, String host, int port) {
+    int told = grpc.move(count, host, port);
     requests.told(told);
     return told;
   }

@@ -187,11 +187,11 @@ public final class Replication implements Disposable {
   /**
    * A connected peer's client connections, as it reported them with its last digest (every
    * anti-entropy interval), and when that arrived (System.nanoTime); with its Nacos clients'
-   * connections and the address Nacos clients reach it on ({@code host:port}, its Nacos HTTP port),
-   * or -1 and null when it has no Nacos door a client can be sent to.
+   * connections and where Nacos clients reach it (its member host and its Nacos HTTP port), or -1,
+   * null and -1 when it has no Nacos door a client can be sent to.
    */
   public record PeerLoad(String node, String address, int connections, long reportedAtNanos,
-      @Nullable String zone, int nacosConnections, @Nullable String nacosAddress) {}
+      @Nullable String zone, int nacosConnections, @Nullable String nacosHost, int nacosPort) {}
 
   /**
    * The connected peers that have reported their client connections. A peer is named as a Nacos
@@ -209,10 +209,10 @@ public final class Replication implements Disposable {
       if (link.connected() && load != null) {
         ClientLoad clients = load.clients();
         String host = link.member().host();
-        String nacos = clients.nacosPort() < 0 || membersOnHost.getOrDefault(host, 1) > 1 ? null
-            : (host.contains(":") ? "[" + host + "]" : host) + ":" + clients.nacosPort();
+        boolean nacos = clients.nacosPort() >= 0 && membersOnHost.getOrDefault(host, 1) == 1;
         loads.add(new PeerLoad(link.peer(), link.member().address(), clients.connections(), load.atNanos(),
-            link.zone(), nacos == null ? -1 : clients.nacosConnections(), nacos));
+            link.zone(), nacos ? clients.nacosConnections() : -1, nacos ? host : null,
+            nacos ? clients.nacosPort() : -1));
       }
     }
     return loads;

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
  */
 class NacosMovesTest {
   static final Duration WAIT = Duration.ofSeconds(10);
-  static final String ELSEWHERE = "127.0.0.9:8848";
+  static final String ELSEWHERE = "127.0.0.9";
+  static final int ELSEWHERE_PORT = 8848;
   final ManualClock clock = new ManualClock(1_000_000);
   final ServerFixture fixture = new ServerFixture(ServerConfig.ephemeralLoopback()
       .withNacos(new NacosDoor.Settings(0, 0)), clock);
@@ -52,14 +53,14 @@ class NacosMovesTest {
 
   /** Tells the one settled connection to move, and reads what its client was sent. */
   JsonNode tellToMove(RawNacos.Stream stream) throws Exception {
-    assertThat(door.moveClients(1, ELSEWHERE)).as("a connection open for less than a few seconds is left alone")
-        .isZero();
+    assertThat(door.moveClients(1, ELSEWHERE, ELSEWHERE_PORT))
+        .as("a connection open for less than a few seconds is left alone").isZero();
     clock.advance(NacosGrpcServer.SETTLE.plusSeconds(1));
     assertThat(door.movableConnections()).isEqualTo(1);
-    assertThat(door.moveClients(1, ELSEWHERE)).isEqualTo(1);
+    assertThat(door.moveClients(1, ELSEWHERE, ELSEWHERE_PORT)).isEqualTo(1);
     JsonNode reset = RawNacos.json(stream.next("ConnectResetRequest"));
     assertThat(door.movableConnections()).as("told: not counted").isZero();
-    assertThat(door.moveClients(1, ELSEWHERE)).as("told once").isZero();
+    assertThat(door.moveClients(1, ELSEWHERE, ELSEWHERE_PORT)).as("told once").isZero();
     return reset;
   }
 
@@ -111,7 +112,7 @@ class NacosMovesTest {
 
     clock.advance(NacosGrpcServer.SETTLE.plusSeconds(1));
     assertThat(door.movableConnections()).as("came back: not counted").isZero();
-    assertThat(door.moveClients(1, ELSEWHERE)).as("came back: not told again").isZero();
+    assertThat(door.moveClients(1, ELSEWHERE, ELSEWHERE_PORT)).as("came back: not told again").isZero();
     RawNacos.call(back, "HealthCheckRequest", "{}"); // its client's health check, which keeps its instance alive
     clock.advance(Duration.ofMillis(NacosRequests.MOVE_WITHIN_MILLIS + 1_000));
     Thread.sleep(1_500); // past the moved connection's time: what the new one owns is its own
