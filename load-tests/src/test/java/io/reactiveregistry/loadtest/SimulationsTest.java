@@ -125,6 +125,8 @@ class SimulationsTest {
     assertThat(stats(result, "update").ok()).isEqualTo(10);
     assertThat(stats(result, "push").ok()).isEqualTo(200);
     assertThat(result.passed()).isTrue();
+    assertThat(result.durationSeconds()).as("the subscribers let go once every change has reached them, "
+        + "not at the end of their 12.5 s hold").isLessThan(10);
     reportOf(result);
   }
 
@@ -147,6 +149,8 @@ class SimulationsTest {
     // Read over the timed changes (the publisher marks them), not the publisher's instance going
     // after them (20 more); its appearing, just before, may still be in flight to a few.
     assertThat(result.serverPush().events()).as("the timed changes' pushes").isBetween(200L, 219L);
+    assertThat(result.durationSeconds()).as("the lean subscribers let go once every change has reached them")
+        .isLessThan(10);
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     ConsoleReport.print(result, new PrintStream(console, true, StandardCharsets.UTF_8));
     assertThat(console.toString(StandardCharsets.UTF_8)).contains("server push: " + result.serverPush().events()

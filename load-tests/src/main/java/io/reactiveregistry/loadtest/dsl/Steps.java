@@ -247,7 +247,8 @@ public final class Steps {
   }
 
   /**
-   * Subscribes to {@code service} and holds the stream for {@code hold}, recording the time to
+   * Subscribes to {@code service} and holds the stream for {@code hold} (or until the run's timed
+   * pushes have ended, in a run that marks them: {@link #markTimedPushes}), recording the time to
    * the first SNAPSHOT, the push latency of changes sent by {@link #publishUpdates}, and the
    * close-to-REMOVE latency of instances whose connection was closed abruptly.
    */
@@ -267,6 +268,7 @@ public final class Steps {
             observe(user, service, json.decode(text, ServiceEvent.class), now);
           })
           .take(hold)
+          .takeUntilOther(user.pushWindow().ended())
           .then();
     };
   }
@@ -292,7 +294,7 @@ public final class Steps {
         if (sent >= 0) {
           user.metrics().record("push", sent, now, true);
         }
-      });
+      }).takeUntilOther(user.pushWindow().ended());
     };
   }
 
@@ -401,6 +403,7 @@ public final class Steps {
             }
           })
           .take(hold)
+          .takeUntilOther(user.pushWindow().ended())
           .then();
     };
   }
