@@ -13,9 +13,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -56,7 +58,12 @@ class DashboardBrowserTest {
   static Path profile;
 
   private ServerFixture fixture;
-  private WebDriver browser;
+  /**
+   * One browser for the class, each test in a tab of its own: starting Chromium costs seconds of
+   * CPU on the suite's two cores, and each test's server is another origin (its own port), so no
+   * page state carries over.
+   */
+  private static WebDriver browser;
 
   @BeforeAll
   static void needsChromium() {
@@ -68,14 +75,44 @@ class DashboardBrowserTest {
   @AfterEach
   void stop() {
     if (browser != null) {
-      browser.quit();
+      try {
+        leaveOneBlankTab();
+      } catch (RuntimeException browserInAnOddState) {
+        quit(); // the next test starts a fresh one
+      }
     }
     if (fixture != null) {
       fixture.close();
     }
   }
 
+  @AfterAll
+  static void quit() {
+    if (browser != null) {
+      browser.quit();
+      browser = null;
+    }
+  }
+
+  /** Closes the tabs a test opened and leaves the first on a blank page, disconnected from the test's server. */
+  private static void leaveOneBlankTab() {
+    List<String> tabs = new ArrayList<>(browser.getWindowHandles());
+    for (String tab : tabs.subList(1, tabs.size())) {
+      browser.switchTo().window(tab).close();
+    }
+    browser.switchTo().window(tabs.get(0));
+    browser.get("about:blank");
+  }
+
   private WebDriver open(ServerFixture server, String page) throws IOException {
+    if (browser == null) {
+      browser = start();
+    }
+    browser.get("http://127.0.0.1:" + server.server().httpPort() + "/" + page);
+    return browser;
+  }
+
+  private static WebDriver start() throws IOException {
     ChromeOptions options = new ChromeOptions();
     options.setBinary(CHROMIUM);
     // Without the background-networking flags Chromium dials Google's hosts, which this machine refuses.
@@ -84,10 +121,8 @@ class DashboardBrowserTest {
         "--disable-dev-shm-usage", "--window-size=1360,860",
         "--user-data-dir=" + Files.createTempDirectory(profile, "chromium"));
     // The driver's own ChromeDriver process: quitting the browser stops it.
-    browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER))
+    return new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER))
         .usingAnyFreePort().build(), options);
-    browser.get("http://127.0.0.1:" + server.server().httpPort() + "/" + page);
-    return browser;
   }
 
   /** A fresh server with no security, the page open and live on it, and a witness connection. */
