@@ -116,6 +116,14 @@ public final class NacosDoor {
     return grpcPort() == httpPort() + 1000 ? httpPort() : -1;
   }
 
+  /**
+   * How many of the door's periodic looks at its connections (quiet ones asked, unanswered ones
+   * closed, moved ones' holdings released) have finished: tests wait for one to pass.
+   */
+  long looks() {
+    return grpc.looks();
+  }
+
   /** Set-up Nacos connections not yet told to move. */
   public int movableConnections() {
     return grpc.movableConnections();

@@ -38,6 +38,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,6 +86,8 @@ final class NacosGrpcServer {
   private final Server server;
   private final InstantSource clock;
   private Disposable quietCheck = Disposables.disposed();
+  /** Periodic looks at the connections finished so far: a test waits on it instead of sleeping. */
+  private final AtomicLong looks = new AtomicLong();
 
   NacosGrpcServer(NacosCalls requests, String host, int port, int maxMessageBytes, @Nullable TlsFiles tls,
       @Nullable ReloadingSslContext reloads, ProtectedMode protectedMode, ConnectionDoor.Limits limits,
@@ -159,6 +162,7 @@ final class NacosGrpcServer {
           } catch (RuntimeException e) { // the next tick tries again
             log.warn("the periodic look at the Nacos connections failed: {}", e.toString());
           }
+          looks.incrementAndGet();
         });
     return this;
   }
@@ -172,6 +176,11 @@ final class NacosGrpcServer {
   }
 
   /** Set-up connections not yet told to move: what this member reports to rebalancing. */
+  /** How many periodic looks at the connections have finished. */
+  long looks() {
+    return looks.get();
+  }
+
   int movableConnections() {
     int movable = 0;
     for (NacosConnection connection : connections) {

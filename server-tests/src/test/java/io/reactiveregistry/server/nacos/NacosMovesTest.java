@@ -85,7 +85,7 @@ class NacosMovesTest {
 
     closeAndAwait(moved); // the client went, and registered nowhere
     clock.advance(Duration.ofMillis(NacosRequests.MOVE_WITHIN_MILLIS - 1_000));
-    Thread.sleep(1_500); // a look at the held connections or more passes: kept until the time is up
+    RawNacos.awaitAWholeLook(door); // kept until the time is up
     assertThat(orders()).extracting(InstanceView::port).containsExactly(9001);
 
     clock.advance(Duration.ofMillis(2_000));
@@ -115,7 +115,7 @@ class NacosMovesTest {
     assertThat(door.moveClients(1, ELSEWHERE, ELSEWHERE_PORT)).as("came back: not told again").isZero();
     RawNacos.call(back, "HealthCheckRequest", "{}"); // its client's health check, which keeps its instance alive
     clock.advance(Duration.ofMillis(NacosRequests.MOVE_WITHIN_MILLIS + 1_000));
-    Thread.sleep(1_500); // past the moved connection's time: what the new one owns is its own
+    RawNacos.awaitAWholeLook(door); // past the moved connection's time: what the new one owns is its own
     assertThat(orders()).extracting(InstanceView::port).containsExactly(9001);
     assertThat(orders().get(0).healthy()).isTrue();
   }

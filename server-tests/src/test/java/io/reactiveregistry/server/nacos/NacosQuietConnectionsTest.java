@@ -14,6 +14,7 @@ import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.e2e.ServerFixture;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,7 @@ class NacosQuietConnectionsTest {
   final ServerFixture fixture = new ServerFixture(ServerConfig.ephemeralLoopback()
       .withNacos(new NacosDoor.Settings(0, 0)), clock);
   final RegistryServer server = fixture.server();
+  final NacosDoor door = Objects.requireNonNull(server.nacos());
   final ManagedChannel answering = channel();
   final ManagedChannel silent = channel();
 
@@ -71,7 +73,7 @@ class NacosQuietConnectionsTest {
     gone.next("ClientDetectionRequest");
     // The answer taken before the time moves on (on a loaded machine it can take a while to arrive).
     await().atMost(WAIT).until(() -> metric(ANSWERED) == 1);
-    Thread.sleep(1_500); // a check or more passes: nobody is closed before the time to answer is up
+    RawNacos.awaitAWholeLook(door); // nobody is closed before the time to answer is up
     assertThat(orders()).hasSize(2);
     assertThat(gone.ended.get()).isNull();
 
@@ -94,7 +96,7 @@ class NacosQuietConnectionsTest {
     alive.next("ClientDetectionRequest");
     await().atMost(WAIT).until(() -> metric(ANSWERED) == 2);
     clock.advance(Duration.ofMillis(NacosRequests.ANSWER_WITHIN_MILLIS + 1_000));
-    Thread.sleep(1_500);
+    RawNacos.awaitAWholeLook(door);
     assertThat(orders()).extracting(InstanceView::port).containsExactly(9001);
     assertThat(alive.ended.get()).isNull();
     assertThat(metric("registry_nacos_quiet_checks_total{outcome=\"asked\"}")).isEqualTo(3);

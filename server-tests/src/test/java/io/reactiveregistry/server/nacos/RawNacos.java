@@ -1,6 +1,7 @@
 package io.reactiveregistry.server.nacos;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.grpc.CallOptions;
@@ -13,6 +14,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -101,6 +103,16 @@ final class RawNacos {
     assertThat(answer.type()).as(new String(answer.body(), StandardCharsets.UTF_8)).isEqualTo("InstanceResponse");
   }
 
+
+  /**
+   * Waits until the door has looked at its connections once since now, start to end (two looks
+   * finish: the first may have begun before): what a look would do with the time as it is, it has
+   * done. For "nothing happens yet" checks on a manual clock, instead of sleeping.
+   */
+  static void awaitAWholeLook(NacosDoor door) {
+    long now = door.looks();
+    await().atMost(Duration.ofSeconds(10)).until(() -> door.looks() >= now + 2);
+  }
 
   /** A sample of the server's {@code /metrics} (on {@code httpPort}), as Prometheus reads it. */
   static double metric(int httpPort, String series) throws Exception {
