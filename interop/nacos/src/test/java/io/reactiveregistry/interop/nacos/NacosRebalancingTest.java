@@ -103,7 +103,8 @@ class NacosRebalancingTest {
       throws Exception {
     List<NamingService> apps = new ArrayList<>();
     RegistryClient watcher = null;
-    try (NacosCluster cluster = new NacosCluster(dir, 2)) {
+    // Digests and rebalancing rounds every 500 ms, not 2 s: more rounds to tell a client again in the time watched.
+    try (NacosCluster cluster = new NacosCluster(dir, 2, "--anti-entropy-interval-ms", "500")) {
       Member first = cluster.members().get(0);
       watcher = RegistryClient.builder().servers(first.rsocket()).clientName("watcher").build();
       List<ServiceEvent> events = new CopyOnWriteArrayList<>();
@@ -116,10 +117,10 @@ class NacosRebalancingTest {
         app.registerInstance("pinned", "127.0.0.1", 9600 + i);
       }
       await().atMost(NacosCluster.WAIT).until(() -> cluster.metric(first, CAME_BACK) >= 1);
-      Thread.sleep(6_000); // three digests and rounds: those that came back are known by then
+      Thread.sleep(4_000); // a Nacos client redoes its registrations within 3 s: those that came back are known by then
       double told = cluster.metric(first, TOLD);
       assertThat(cluster.metric(first, CAME_BACK)).as("came back").isEqualTo(told);
-      Thread.sleep(4_000); // told again, they would be told every round or two
+      Thread.sleep(2_000); // four rounds: told again, they would be told every round or two
       assertThat(cluster.metric(first, TOLD)).as("told to move, later").isEqualTo(told);
       assertThat(cluster.ownedBy(first, "pinned")).isEqualTo(5);
       assertThat(events).isNotEmpty().noneMatch(event -> ServiceEvent.REMOVE.equals(event.type()));
@@ -137,7 +138,7 @@ class NacosRebalancingTest {
   @Test
   void membersSharingAHostAreNeverNamedToNacosClients(@TempDir Path dir) throws Exception {
     List<NamingService> apps = new ArrayList<>();
-    try (NacosCluster cluster = new NacosCluster(dir, 2, false)) {
+    try (NacosCluster cluster = new NacosCluster(dir, 2, false, "--anti-entropy-interval-ms", "500")) {
       Member first = cluster.members().get(0);
       for (int i = 0; i < 5; i++) {
         NamingService app = NamingFactory.createNamingService(NacosApp.properties(
@@ -148,7 +149,7 @@ class NacosRebalancingTest {
       // Five of five on one member is past the rule's slack; but a Nacos client tells servers
       // apart by IP, and could not be sent to the other member on the same one.
       await().atMost(NacosCluster.WAIT).until(() -> cluster.ownedBy(first, "shared") == 5);
-      Thread.sleep(6_000); // three digests and rounds
+      Thread.sleep(2_000); // four digests and rounds
       for (Member member : cluster.members()) {
         assertThat(cluster.metric(member, TOLD)).as("told to move by " + member.id()).isZero();
       }
