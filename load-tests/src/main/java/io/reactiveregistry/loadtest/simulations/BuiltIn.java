@@ -158,6 +158,8 @@ public final class BuiltIn {
       throw new IllegalArgumentException("--lean 1 subscribers take the target's addresses in turn; "
           + "--publisher-member needs the RSocket client's subscribers (--lean 0)");
     }
+    // The most a subscriber holds its stream: it lets go as soon as the publisher has seen every
+    // change arrive (markTimedPushes(false)), so a run ends when its work does.
     Duration hold = warmup.plus(interval.multipliedBy(updates)).plusSeconds(2);
     Scenario subscribing = lean ? scenario("subscribers").exec(subscribeLean("fanout", hold))
         : scenario("subscribers").exec(publisherMember < 0 ? connect() : connectAvoiding(publisherMember))
