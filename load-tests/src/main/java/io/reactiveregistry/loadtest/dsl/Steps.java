@@ -403,7 +403,6 @@ public final class Steps {
             }
           })
           .take(hold)
-          .takeUntilOther(user.pushWindow().ended())
           .then();
     };
   }
