@@ -55,6 +55,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
@@ -104,15 +105,18 @@ public final class RegistryServer implements Disposable {
   private final Storage storage;
   /** Nacos's clients' door; null when it is off. */
   private final @Nullable NacosDoor nacos;
+  /** Where the Nacos door's clients are sent when this member stops (none: each to the next of its list). */
+  private final Supplier<List<NacosDoor.Destination>> nacosDestinations;
   private final MemberHandover handover;
   /** Set when the stop begins: peers then stop counting this member as somewhere to move clients to. */
   private final AtomicBoolean handingOver;
 
   private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp,
       DisposableServer webSocket, DisposableServer http, Disposable ticker, PrometheusMeterRegistry meters,
-      AtomicBoolean ready, Storage storage, @Nullable NacosDoor nacos, MemberHandover handover,
-      AtomicBoolean handingOver) {
+      AtomicBoolean ready, Storage storage, @Nullable NacosDoor nacos,
+      Supplier<List<NacosDoor.Destination>> nacosDestinations, MemberHandover handover, AtomicBoolean handingOver) {
     this.handingOver = handingOver;
+    this.nacosDestinations = nacosDestinations;
     this.handover = handover;
     this.storage = storage;
     this.nacos = nacos;
@@ -319,6 +323,8 @@ public final class RegistryServer implements Disposable {
             ready.set(true);
             return new RegistryServer(runtime, endpoint, ports.getT1(), ports.getT2(), ports.getT3(), ticker, meters,
                 ready, storage, ports.getT4().orElse(null),
+                cluster.clustered() ? nacosDestinations(ports.getT4().orElse(null), replication,
+                    config.replication().zone()) : List::of,
                 new MemberHandover(membership, storage, endpoint, replication, config.replication().moveTimeout()),
                 stopping);
           }));
@@ -337,6 +343,28 @@ public final class RegistryServer implements Disposable {
     }
     replication.countNacosConnections(() -> stopping.get() ? 0 : door.movableConnections(), door.movePort());
     return door;
+  }
+
+  /**
+   * The members a stopping one sends its Nacos clients to: the peers up and not stopping whose
+   * Nacos door a Nacos client can be sent to (its own host, gRPC at its HTTP port + 1000), those of
+   * this member's zone when there are any; read when the stop comes.
+   */
+  private static Supplier<List<NacosDoor.Destination>> nacosDestinations(@Nullable NacosDoor door,
+      Replication replication, @Nullable String zone) {
+    if (door == null || door.movePort() < 0) {
+      return List::of;
+    }
+    return () -> {
+      List<Replication.PeerLoad> doors = replication.peerLoads().stream()
+          .filter(peer -> peer.connections() >= 0 && peer.nacosHost() != null) // a negative count: stopping
+          .toList();
+      List<Replication.PeerLoad> sameZone = doors.stream().filter(peer -> Objects.equals(peer.zone(), zone)).toList();
+      return (sameZone.isEmpty() ? doors : sameZone).stream()
+          .map(peer -> new NacosDoor.Destination(Objects.requireNonNull(peer.nacosHost()), peer.nacosPort(),
+              peer.nacosConnections()))
+          .toList();
+    };
   }
 
   /** The audit history's JSON-lines file, opened (in the caller's thread: start may block); null without one. */
@@ -476,12 +504,15 @@ public final class RegistryServer implements Disposable {
 
   private Mono<Void> closeEverything() {
     return Mono.defer(() -> {
+      // Read while replication still runs (the ticker's disposal ends it, and the peers' loads with it).
+      List<NacosDoor.Destination> nacosTo = nacosDestinations.get();
       ticker.dispose();
       runtime.completeSubscriptions();
       // Nacos's clients are told to move at once (their client then connects elsewhere and redoes
       // what it had); the rest closes as the other ports do.
       Mono<Void> nacosStopped = nacos == null ? Mono.empty()
-          : Mono.<Void>fromRunnable(() -> nacos.stop(IN_FLIGHT_GRACE)).subscribeOn(Schedulers.boundedElastic());
+          : Mono.<Void>fromRunnable(() -> nacos.stop(IN_FLIGHT_GRACE, nacosTo))
+              .subscribeOn(Schedulers.boundedElastic());
       return Mono.delay(IN_FLIGHT_GRACE)
           .then(nacosStopped)
           .then(endpoint.closeConnectionsGracefully("the server is shutting down", IN_FLIGHT_GRACE))

@@ -12,6 +12,7 @@ import io.reactiveregistry.server.tls.ReloadingSslContext;
 import io.reactiveregistry.server.tls.TlsFiles;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
@@ -140,9 +141,25 @@ public final class NacosDoor {
     return told;
   }
 
+  /**
+   * A member a stopping one may send its Nacos clients to: its host and Nacos HTTP port, and how
+   * many Nacos clients it holds.
+   */
+  public record Destination(String host, int port, int clients) {}
+
   /** Tells its clients to move, closes its ports and, after {@code grace}, its connections. Blocking. */
   public void stop(Duration grace) {
-    grpc.stop(grace);
+    stop(grace, List.of());
+  }
+
+  /**
+   * As {@link #stop(Duration)}, each client told which of {@code destinations} to connect to: the
+   * one holding the fewest Nacos clients, counting those sent there already, so that a stopping
+   * member's clients spread over the others instead of all going to the next server of their
+   * lists (the same one, for lists in the same order). None: each goes to the next of its list.
+   */
+  public void stop(Duration grace, List<Destination> destinations) {
+    grpc.stop(grace, destinations);
     http.disposeNow(grace);
   }
 }

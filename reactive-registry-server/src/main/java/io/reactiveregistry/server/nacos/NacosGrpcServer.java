@@ -39,6 +39,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -217,15 +219,40 @@ final class NacosGrpcServer {
   }
 
   /**
-   * Stops: each set-up client is told to connect elsewhere ({@code ConnectResetRequest}, which its
-   * client answers by moving to another server of its list), the port closes, and connections still
+   * Stops: each client is told to connect elsewhere ({@code ConnectResetRequest}, which its client
+   * answers by moving to the next server of its list), the port closes, and connections still
    * open after {@code grace} are closed. Blocking: call it off the event loops.
    */
   void stop(Duration grace) {
+    stop(grace, List.of());
+  }
+
+  /**
+   * As {@link #stop(Duration)}, each client told to connect to the least loaded of
+   * {@code destinations}, counting those sent there already (none: as {@link #stop(Duration)}).
+   */
+  void stop(Duration grace, List<NacosDoor.Destination> destinations) {
     quietCheck.dispose();
+    int[] sent = new int[destinations.size()];
+    int told = 0;
     for (NacosConnection connection : connections) {
-      connection.send("reset", NacosJson.serverRequest("ConnectResetRequest", connection.nextRequestId(),
-          Map.of("module", "internal")));
+      Map<String, String> body = Map.of("module", "internal");
+      if (!destinations.isEmpty()) {
+        int to = leastLoaded(destinations, sent);
+        sent[to]++;
+        NacosDoor.Destination destination = destinations.get(to);
+        body = Map.of("module", "internal", "serverIp", destination.host(),
+            "serverPort", Integer.toString(destination.port()));
+      }
+      connection.send("reset", NacosJson.serverRequest("ConnectResetRequest", connection.nextRequestId(), body));
+      told++;
+    }
+    if (told > 0) {
+      log.info("told {} Nacos client(s) to reconnect elsewhere: {}", told, destinations.isEmpty()
+          ? "each to the next server of its own list"
+          : IntStream.range(0, sent.length).filter(i -> sent[i] > 0)
+              .mapToObj(i -> sent[i] + " to " + destinations.get(i).host() + ":" + destinations.get(i).port())
+              .collect(Collectors.joining(", ")));
     }
     server.shutdown();
     try {
@@ -238,6 +265,17 @@ final class NacosGrpcServer {
       server.shutdownNow();
     }
     log.info("the Nacos gRPC port closed");
+  }
+
+  /** The destination with the fewest clients once those already sent there count; the first of equals. */
+  private static int leastLoaded(List<NacosDoor.Destination> destinations, int[] sent) {
+    int least = 0;
+    for (int i = 1; i < destinations.size(); i++) {
+      if (destinations.get(i).clients() + sent[i] < destinations.get(least).clients() + sent[least]) {
+        least = i;
+      }
+    }
+    return least;
   }
 
   private void request(Payload request, StreamObserver<Payload> answer) {

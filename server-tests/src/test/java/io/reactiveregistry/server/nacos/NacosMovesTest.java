@@ -13,8 +13,11 @@ import io.reactiveregistry.server.core.ServiceKey;
 import io.reactiveregistry.server.core.ViewFilter;
 import io.reactiveregistry.server.e2e.ServerFixture;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -118,5 +121,33 @@ class NacosMovesTest {
     RawNacos.awaitAWholeLook(door); // past the moved connection's time: what the new one owns is its own
     assertThat(orders()).extracting(InstanceView::port).containsExactly(9001);
     assertThat(orders().get(0).healthy()).isTrue();
+  }
+
+  @Test
+  void aStoppingDoorSendsEachClientToTheLeastLoadedMemberCountingThoseSentAlready() throws Exception {
+    List<ManagedChannel> channels = new ArrayList<>(List.of(moved, back, RawNacos.channel(server.nacosGrpcPort()),
+        RawNacos.channel(server.nacosGrpcPort())));
+    List<RawNacos.Stream> streams = new ArrayList<>();
+    for (ManagedChannel channel : channels) {
+      RawNacos.Stream stream = new RawNacos.Stream(channel, false);
+      stream.next("SetupAckRequest");
+      streams.add(stream);
+    }
+    try {
+      // One member holds no Nacos client, the other two: of four clients, the first three go to the
+      // first (0, 1, 2), the fourth to whichever then holds fewer (the first of equals).
+      door.stop(Duration.ofSeconds(1), List.of(new NacosDoor.Destination("127.0.0.8", 8848, 0),
+          new NacosDoor.Destination("127.0.0.9", 8948, 2)));
+      Map<String, Long> sentTo = new TreeMap<>();
+      for (RawNacos.Stream stream : streams) {
+        JsonNode reset = RawNacos.json(stream.next("ConnectResetRequest"));
+        sentTo.merge(reset.get("serverIp").asText() + ":" + reset.get("serverPort").asText(), 1L, Long::sum);
+      }
+      assertThat(sentTo).isEqualTo(Map.of("127.0.0.8:8848", 3L, "127.0.0.9:8948", 1L));
+    } finally {
+      for (ManagedChannel channel : channels.subList(2, channels.size())) {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      }
+    }
   }
 }

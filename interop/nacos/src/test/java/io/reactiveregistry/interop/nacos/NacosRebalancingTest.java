@@ -10,12 +10,14 @@ import io.reactiveregistry.client.RegistryClient;
 import io.reactiveregistry.client.ServiceName;
 import io.reactiveregistry.interop.nacos.NacosCluster.Member;
 import io.reactiveregistry.protocol.message.ServiceEvent;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +31,8 @@ import reactor.core.Disposable;
  * ConnectResetRequest} naming it) until each holds three. A Nacos client closes its old connection
  * before it registers again on the new member, so the old member keeps what the connection owned
  * until the new one has taken it over: no subscriber is ever pushed a removal, and every instance
- * stays listed throughout.
+ * stays listed throughout. Then that member is stopped (SIGTERM): it names to each of its clients
+ * the member holding the fewest, and its three spread over the two others, again with no removal.
  */
 @Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class NacosRebalancingTest {
@@ -89,6 +92,29 @@ class NacosRebalancingTest {
         assertThat(app.getAllInstances("fleet")).extracting(Instance::getPort).hasSize(APPS);
       }
 
+      // Stopped (SIGTERM), a member sends each of its clients to the member then holding the fewest:
+      // its three split over the two others (5 and 4). Told no member, each would go to the next
+      // server of its own list, wherever that index points (6 and 3 in a run without this).
+      // First the digests (every 2 s) carry the 3/3/3 spread.
+      Thread.sleep(4_500);
+      killed.process().destroy();
+      assertThat(killed.process().waitFor(30, TimeUnit.SECONDS)).as("stopped").isTrue();
+      await().atMost(NacosCluster.WAIT).until(() -> owned(cluster, members.subList(0, 2)) == APPS);
+      Files.readString(dir.resolve(killed.id() + ".log")).lines().filter(line -> line.contains("Nacos client"))
+          .forEach(line -> System.out.println("NacosRebalancingTest: " + killed.id() + ": " + line));
+      int first = cluster.ownedBy(members.get(0), "fleet");
+      int second = cluster.ownedBy(members.get(1), "fleet");
+      assertThat(Math.abs(first - second)).as("the stopped member's clients spread: %d and %d", first, second)
+          .isLessThanOrEqualTo(1);
+      // Each was told where (its own list alone would have spread them at random, or not at all).
+      assertThat(Files.readString(dir.resolve(killed.id() + ".log"))).as(killed.id() + "'s log")
+          .containsPattern("told 3 Nacos client\\(s\\) to reconnect elsewhere: [12] to ("
+              + members.get(0).nacosAddress() + "|" + members.get(1).nacosAddress() + "), [12] to ("
+              + members.get(0).nacosAddress() + "|" + members.get(1).nacosAddress() + ")");
+      for (Map.Entry<String, List<ServiceEvent>> events : seen.entrySet()) {
+        assertThat(events.getValue()).as("what a subscriber on " + events.getKey() + " was pushed, after the stop")
+            .noneMatch(event -> ServiceEvent.REMOVE.equals(event.type()));
+      }
     } finally {
       watches.forEach(Disposable::dispose);
       watchers.forEach(RegistryClient::closeAndWait);
