@@ -74,14 +74,22 @@ final class ConnectionRebalancer {
         .subscribe(tick -> round(), error -> log.error("connection rebalancing stopped", error));
   }
 
+  /** The peers that have reported their clients and are not stopping (those report a negative count). */
+  static List<Replication.PeerLoad> up(Replication replication) {
+    return replication.peerLoads().stream().filter(peer -> peer.connections() >= 0).toList();
+  }
+
+  /** Of {@code peers}, those whose Nacos door a Nacos client can be sent to. */
+  static List<Replication.PeerLoad> nacosDoors(List<Replication.PeerLoad> peers) {
+    return peers.stream().filter(peer -> peer.nacosHost() != null).toList();
+  }
+
   /** One round: how many clients were asked to move. */
   synchronized int round() {
     if (perRound == 0) {
       return 0;
     }
-    List<Replication.PeerLoad> up = replication.peerLoads().stream()
-        .filter(peer -> peer.connections() >= 0) // a negative count: the peer is stopping
-        .toList();
+    List<Replication.PeerLoad> up = up(replication);
     List<Replication.PeerLoad> sameZone = up.stream().filter(peer -> Objects.equals(peer.zone(), zone)).toList();
     int asked = nacosRound(sameZone);
     int home = homecoming(up);
@@ -106,7 +114,7 @@ final class ConnectionRebalancer {
     if (nacos == null) {
       return 0;
     }
-    List<Replication.PeerLoad> doors = sameZone.stream().filter(peer -> peer.nacosHost() != null).toList();
+    List<Replication.PeerLoad> doors = nacosDoors(sameZone);
     if (!reportedSince(doors, lastNacosMoveNanos)) {
       return 0;
     }

@@ -356,9 +356,7 @@ public final class RegistryServer implements Disposable {
       return List::of;
     }
     return () -> {
-      List<Replication.PeerLoad> doors = replication.peerLoads().stream()
-          .filter(peer -> peer.connections() >= 0 && peer.nacosHost() != null) // a negative count: stopping
-          .toList();
+      List<Replication.PeerLoad> doors = ConnectionRebalancer.nacosDoors(ConnectionRebalancer.up(replication));
       List<Replication.PeerLoad> sameZone = doors.stream().filter(peer -> Objects.equals(peer.zone(), zone)).toList();
       return (sameZone.isEmpty() ? doors : sameZone).stream()
           .map(peer -> new NacosDoor.Destination(Objects.requireNonNull(peer.nacosHost()), peer.nacosPort(),

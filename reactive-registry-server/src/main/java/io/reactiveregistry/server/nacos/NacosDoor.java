@@ -147,16 +147,12 @@ public final class NacosDoor {
    */
   public record Destination(String host, int port, int clients) {}
 
-  /** Tells its clients to move, closes its ports and, after {@code grace}, its connections. Blocking. */
-  public void stop(Duration grace) {
-    stop(grace, List.of());
-  }
-
   /**
-   * As {@link #stop(Duration)}, each client told which of {@code destinations} to connect to: the
-   * one holding the fewest Nacos clients, counting those sent there already, so that a stopping
-   * member's clients spread over the others instead of all going to the next server of their
-   * lists (the same one, for lists in the same order). None: each goes to the next of its list.
+   * Tells its clients to move, closes its ports and, after {@code grace}, its connections.
+   * Blocking. Each client is told which of {@code destinations} to connect to: the one holding the
+   * fewest Nacos clients, counting those sent there already, so that a stopping member's clients
+   * spread over the others; with none (a single server), each goes to the next server of its own
+   * list, wherever that points.
    */
   public void stop(Duration grace, List<Destination> destinations) {
     grpc.stop(grace, destinations);

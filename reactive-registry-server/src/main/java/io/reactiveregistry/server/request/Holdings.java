@@ -17,8 +17,4 @@ public final class Holdings {
   public boolean isEmpty() {
     return addresses.isEmpty();
   }
-
-  public int size() {
-    return addresses.size();
-  }
 }
