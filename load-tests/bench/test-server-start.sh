@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a server process the system tests start costs until it listens: wall clock and CPU (from
-# /proc/<pid>/stat), three starts as the tests start it before (class path only) and three from the
-# class archive the system tests build (ServerClassArchive), with the suite's JVM options.
+# /proc/<pid>/stat), three starts as the tests started it before (class path only), three from the
+# class archive the system tests build (ServerClassArchive), and three from it with its classes
+# loaded before BlockHound is installed (BlockHoundMain's preload), with the suite's JVM options.
 # Usage: load-tests/bench/test-server-start.sh   (a single durable server on free ports; one system
 # test runs first, which builds the archive for the class path if it is not there yet)
 set -euo pipefail
@@ -32,8 +33,9 @@ start() { # prints "wall <ms> cpu <ms>" for one start with the JVM options given
 }
 echo "class path only:"
 for _ in 1 2 3; do start; done
-echo "from the class archive ($ARCHIVE):"
-for _ in 1 2 3; do
-  start "-Xbootclasspath/a:${ARCHIVE}blockhound-runtime.jar" "-javaagent:${ARCHIVE}agent.jar" \
-    "-XX:SharedArchiveFile=${ARCHIVE}server.jsa"
-done
+ARCHIVED=("-Xbootclasspath/a:${ARCHIVE}blockhound-runtime.jar" "-javaagent:${ARCHIVE}agent.jar"
+  "-XX:SharedArchiveFile=${ARCHIVE}server.jsa")
+echo "from the class archive ($ARCHIVE), its classes loaded after BlockHound's install:"
+for _ in 1 2 3; do start "${ARCHIVED[@]}"; done
+echo "from the class archive, its classes loaded before the install (as the system tests start them):"
+for _ in 1 2 3; do start "${ARCHIVED[@]}" "-Dregistry.test.preloadClasses=${ARCHIVE}classes.lst"; done
