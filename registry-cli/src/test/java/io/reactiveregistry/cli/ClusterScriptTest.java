@@ -21,6 +21,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The README's "Running a cluster" lines that drive {@code cluster/cluster.sh}, run as written
@@ -36,6 +37,10 @@ class ClusterScriptTest {
       .flatMap(n -> IntStream.of(7070, 7071, 7080, 7090, 8848, 9848).map(port -> port + 100 * n)).toArray();
   /** Members that {@link #run} starts go without the leader warm-up once it has been checked. */
   private static boolean withoutLeaderWarmUp;
+
+  /** Where the processes' output goes: removed after the test. */
+  @TempDir
+  Path outputs;
 
   @AfterEach
   void clean() throws Exception {
@@ -96,8 +101,8 @@ class ClusterScriptTest {
     // once n1 is killed and the grace period has passed.
     List<String> tour = tourCommands();
     assertThat(tour).hasSize(2);
-    Path watched = Files.createTempFile("watcher", ".out");
-    Path registered = Files.createTempFile("registrant", ".out");
+    Path watched = outputs.resolve("watcher.out");
+    Path registered = outputs.resolve("registrant.out");
     Process watcher = background(tour.get(0), watched);
     Process registrant = background(tour.get(1), registered);
     try {

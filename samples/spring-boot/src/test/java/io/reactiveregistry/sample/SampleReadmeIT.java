@@ -22,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The README's Spring sample, run as the README writes it, against the jar the build made: each
@@ -38,6 +39,10 @@ class SampleReadmeIT {
   private final List<Process> processes = new ArrayList<>();
   private final Map<String, String> ports = new HashMap<>();
   private RegistryServer registry;
+
+  /** Where the processes' output goes: removed after the test. */
+  @TempDir
+  Path logDir;
 
   @AfterEach
   void stop() {
@@ -61,7 +66,7 @@ class SampleReadmeIT {
       if (line.startsWith("java -jar samples/")) {
         List<String> args = new ArrayList<>(Arrays.asList(withFreePorts(line).split(" ")));
         args.add("--reactive-registry.servers=tcp://127.0.0.1:" + registry.tcpPort());
-        Path log = Files.createTempFile("sample-", ".log");
+        Path log = Files.createTempFile(logDir, "sample-", ".log");
         Process process = new ProcessBuilder(args).directory(ROOT.toFile()).redirectErrorStream(true)
             .redirectOutput(log.toFile()).start();
         processes.add(process);

@@ -22,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
@@ -38,6 +39,10 @@ class GatewayReadmeIT {
   private static final Path ROOT = Path.of("../..").toAbsolutePath().normalize();
 
   private final List<Process> processes = new ArrayList<>();
+
+  /** Where the processes' output goes: removed after the test. */
+  @TempDir
+  Path logs;
 
   @AfterEach
   void stop() {
@@ -66,7 +71,7 @@ class GatewayReadmeIT {
       List<String> args = new ArrayList<>(Arrays.asList(start.split(" ")));
       args.add("--server.port=" + gatewayPort);
       args.add("--reactive-registry.servers=tcp://127.0.0.1:" + registry.tcpPort());
-      Path log = Files.createTempFile("gateway-", ".log");
+      Path log = Files.createTempFile(logs, "gateway-", ".log");
       processes.add(new ProcessBuilder(args).directory(ROOT.toFile()).redirectErrorStream(true)
           .redirectOutput(log.toFile()).start());
       await().atMost(WAIT).until(() -> Files.readString(log).contains("Started GatewayMain"));
