@@ -505,7 +505,10 @@ public final class RatisStore implements Storage {
     try {
       RaftServer.Division division = server.getDivision(GROUP_ID);
       DivisionInfo info = division.getInfo();
-      boolean joined = info.isLeader() ? info.isLeaderReady() : info.isFollower() && info.getLeaderId() != null;
+      // A single node only as a ready leader: as a follower that knows a leader it can only have
+      // led and stepped down, and its writes would be refused until it leads again.
+      boolean joined = info.isLeader() ? info.isLeaderReady()
+          : cluster().clustered() && info.isFollower() && info.getLeaderId() != null;
       return joined && info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
