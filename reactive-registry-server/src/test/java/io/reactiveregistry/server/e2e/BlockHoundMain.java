@@ -70,11 +70,11 @@ public final class BlockHoundMain {
    * Loads (without initializing) the classes of the archive's class list, where a process has one.
    * Once BlockHound is installed, every class loaded is handed to its class file transformers, and
    * for that the JVM reads a shared class's bytes from its jar instead of taking the class as
-   * archived: about half a second of CPU over the 6,500 classes a server loads before it listens
-   * (a start 3.6-4.3 s, 3.2-3.6 s with the preload: {@code load-tests/bench/test-server-start.sh}). Loaded
-   * before the install, they come straight from the archive. Detection is the same: BlockHound
-   * instruments the blocking methods and the allowances of classes already loaded by
-   * retransforming them, as it does in a test JVM that installs it after loading JUnit.
+   * archived: about half a second of CPU over the 6,500 classes of the list (a start 3.6-4.3 s,
+   * 3.2-3.6 s with the preload: {@code load-tests/bench/test-server-start.sh}). Loaded before the
+   * install, they come straight from the archive. Detection is the same: BlockHound instruments
+   * the blocking methods and the allowances of classes already loaded by retransforming them, as
+   * it does in a test JVM that installs it after loading JUnit.
    */
   private static void preload() throws IOException {
     String list = System.getProperty(PRELOAD);
