@@ -84,8 +84,6 @@ public final class RatisStore implements Storage {
    * single node commits in milliseconds.
    */
   private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(8);
-  /** The least wait before a single node's first election (at most twice this). */
-  private static final TimeDuration SINGLE_NODE_FIRST_ELECTION = TimeDuration.valueOf(10, TimeUnit.MILLISECONDS);
 
   /**
    * In a cluster, a write not committed in this time is refused as {@code UNAVAILABLE}: no
@@ -225,12 +223,6 @@ public final class RatisStore implements Storage {
     } else {
       // One node: nothing talks to this port, so it stays on loopback.
       parameters = RaftTransport.configure(properties, "127.0.0.1", config.raftPort(), null);
-      // It elects itself with no peer to wait for: its first election need not wait Ratis's
-      // default 150-300 ms. From Ratis's follower start to its leader: 271-317 ms before,
-      // 169-245 ms with this (the vote itself runs slower that early in a start), part of a
-      // restart's downtime.
-      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, SINGLE_NODE_FIRST_ELECTION);
-      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, SINGLE_NODE_FIRST_ELECTION.multiply(2));
     }
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotEvery());
