@@ -38,6 +38,34 @@ for dir in "$run"/n*-data; do
   case " ${nodes[*]} " in *" $node "*) ;; *) nodes+=("$node") ;; esac
 done
 
+# Members start from a class archive of the server (the JVM's class data sharing): the classes of
+# the jar as the JVM holds them once loaded, mapped at start instead of read, parsed and verified
+# again: a member reaches its ports about 1.2 s sooner, on about half the CPU (two cores). While
+# there is no archive of this jar (none yet, or the jar was built again since), one member at a
+# time is started recording one, which it writes as it stops (SIGTERM: a few seconds more to its
+# exit); a member killed records nothing, and the next one started records instead.
+archive=${jar%.jar}.jsa
+archive_options() {
+  local node=$1 other
+  rm -f "$run/$node.jsa" "$run/$node.recording" # what a killed member left
+  [ "$archive" -nt "$jar" ] && echo "-XX:SharedArchiveFile=$archive" && return
+  for other in "${nodes[@]}"; do
+    [ -f "$run/$other.recording" ] && running "$other" && return
+  done
+  touch "$run/$node.recording"
+  # (the recording's warnings name the library classes too old to archive: noise in the log)
+  echo "-XX:ArchiveClassesAtExit=$run/$node.jsa -Xlog:cds=off -Xlog:cds+dynamic=off"
+}
+# After a member's exit: its recording becomes the archive if none is there and the jar was not
+# built again while the member ran (its pid file is from its start).
+keep_archive() {
+  local node=$1
+  if [ -f "$run/$node.jsa" ] && [ ! "$archive" -nt "$jar" ] && [ "$jar" -ot "$run/$node.pid" ]; then
+    mv "$run/$node.jsa" "$archive"
+  fi
+  rm -f "$run/$node.jsa" "$run/$node.recording"
+}
+
 offset() { echo $(( (${1#n} - 1) * 100 )); }
 http_port() { echo $(( 7080 + $(offset "$1") )); }
 pid_of() { cat "$run/$1.pid" 2>/dev/null || true; }
@@ -70,7 +98,8 @@ start_node() {
       membership=(--members "$node=127.0.0.1:$(( 7070 + shift_by ))/$(( 7090 + shift_by ))"
         --join "127.0.0.1:$(( 7070 + $(offset "$(any_running)") ))") ;;
   esac
-  java -XX:+ExitOnOutOfMemoryError -jar "$jar" --node-id "$node" "${membership[@]}" \
+  # shellcheck disable=SC2046 # the archive's options are words of their own
+  java -XX:+ExitOnOutOfMemoryError $(archive_options "$node") -jar "$jar" --node-id "$node" "${membership[@]}" \
     --host 127.0.0.1 --ws-port $(( 7071 + shift_by )) --http-port $(( 7080 + shift_by )) --nacos-port $(( 8848 + shift_by )) \
     --data-dir "$run/$node-data" ${restore:+--restore-from "$restore"} >> "$run/$node.log" 2>&1 &
   echo $! > "$run/$node.pid"
@@ -159,6 +188,7 @@ signal_node() {
   kill "-$signal" "$(pid_of "$node")"
   if [ "$signal" = TERM ]; then
     while running "$node"; do sleep 0.2; done
+    keep_archive "$node"
   fi
   rm -f "$run/$node.pid"
   echo "$node stopped ($signal)"

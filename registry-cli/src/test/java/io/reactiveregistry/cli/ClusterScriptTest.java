@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The README's "Running a cluster" lines that drive {@code cluster/cluster.sh}, run as written
  * from the repository's root: three nodes start and agree on a leader, a killed node is reported
- * down and comes back, and {@code clean} leaves nothing running. Needs the server jar, which
+ * down and comes back, members started after the first SIGTERM start from the class archive it
+ * recorded, and {@code clean} leaves nothing running. Needs the server jar, which
  * {@code mvn verify} builds before this module's tests.
  */
 @Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
@@ -142,6 +143,15 @@ class ClusterScriptTest {
     assertThat(run(lines.get(7)).code()).isZero();
     Result restored = run(lines.get(8));
     assertThat(restored.code()).as(restored.output()).isZero();
+    // A member stopped with SIGTERM since the build (in the rolling restart at the latest) has
+    // recorded the members' class archive, and members started since map it.
+    Path archive = ROOT.resolve("reactive-registry-server/target/reactive-registry-server.jsa");
+    assertThat(archive).as("the members' class archive").exists();
+    for (String member : List.of("n1", "n2", "n3")) {
+      String pid = Files.readString(ROOT.resolve("cluster/run/" + member + ".pid")).strip();
+      assertThat(Files.readString(Path.of("/proc", pid, "maps"))).as(member + "'s mapped files")
+          .contains(archive.toRealPath().toString());
+    }
     for (int httpPort : new int[] {7080, 7180, 7280}) {
       assertThat(http("GET", httpPort, "/api/v1/services/public/DEFAULT_GROUP/db", null))
           .as("member on HTTP %d", httpPort).contains("127.0.0.7#5432#DEFAULT");
