@@ -3,6 +3,7 @@ package io.reactiveregistry.loadtest.client;
 import io.reactiveregistry.client.RegistryClient;
 import io.reactiveregistry.client.ServiceName;
 import io.reactiveregistry.client.ServiceView;
+import io.reactiveregistry.loadtest.engine.ServerCpu;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
@@ -155,7 +156,7 @@ public final class ClientBenchmarks implements Callable<Integer> {
     restarted.set(true);
     server.start();
     long up = System.nanoTime();
-    long serverCpuAtStart = server.cpuNanos();
+    ServerCpu.Reading serverCpuAtStart = server.cpu();
     long processCpuAtStart = processCpuNanos();
     // What the clients see of the fleet: the one with the most instances.
     IntSupplier largestView = clients::largestView;
@@ -167,7 +168,7 @@ public final class ClientBenchmarks implements Callable<Integer> {
     waitUntil(() -> clients.correctViews() == count, Duration.ofMinutes(2));
     long settled = System.nanoTime();
     progress.dispose();
-    long serverCpu = server.cpuNanos() - serverCpuAtStart;
+    ServerCpu.Reading serverCpu = server.cpu().since(serverCpuAtStart);
     long processCpu = processCpuNanos() - processCpuAtStart;
     // The observer reconnects on its own backoff, so it may still be catching up when the fleet's
     // views are correct; its figures are only whole once it has seen every instance come back.
@@ -187,8 +188,10 @@ public final class ClientBenchmarks implements Callable<Integer> {
           each[each.length - 1] / 1e9, each.length);
     }
     if (server instanceof ServerProcess) {
-      System.out.printf(Locale.ROOT, "  CPU from the restart until all views were correct: server %.2f s, the %d "
-          + "clients %.2f s%n", serverCpu / 1e9, count, processCpu / 1e9);
+      // The JIT's part says how much of the server's CPU is a cold JVM compiling its hot paths.
+      System.out.printf(Locale.ROOT, "  CPU from the restart until all views were correct: server %.2f s (its JIT "
+          + "compiler threads %.2f s, GC %.2f s), the %d clients %.2f s%n", serverCpu.total(), serverCpu.jit(),
+          serverCpu.gc(), count, processCpu / 1e9);
     } else {
       System.out.printf(Locale.ROOT, "  CPU from the restart until all views were correct: %.2f s (server and "
           + "clients in this process; --server-jar separates them)%n", processCpu / 1e9);
@@ -209,8 +212,8 @@ public final class ClientBenchmarks implements Callable<Integer> {
     /** Instances of the fleet registered with it; {@code largestView} where it cannot be asked directly. */
     int registered(IntSupplier largestView);
 
-    /** CPU time the server has used (0 when it shares this process). */
-    long cpuNanos();
+    /** CPU the server has used, with its JIT's and GC's share (unknown when it shares this process). */
+    ServerCpu.Reading cpu();
   }
 
   /** The server in this process: quick, but its CPU cannot be told from the clients'. */
@@ -235,8 +238,8 @@ public final class ClientBenchmarks implements Callable<Integer> {
     }
 
     @Override
-    public long cpuNanos() {
-      return 0;
+    public ServerCpu.Reading cpu() {
+      return ServerCpu.Reading.UNKNOWN;
     }
   }
 
@@ -291,8 +294,8 @@ public final class ClientBenchmarks implements Callable<Integer> {
     }
 
     @Override
-    public long cpuNanos() {
-      return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    public ServerCpu.Reading cpu() {
+      return ServerCpu.read(process.pid());
     }
   }
 

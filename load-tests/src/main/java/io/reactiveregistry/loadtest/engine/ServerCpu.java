@@ -18,7 +18,8 @@ public final class ServerCpu {
 
   /** CPU seconds so far: the process's, and those of its JIT compiler and GC threads (-1: unknown). */
   public record Reading(double total, double jit, double gc) {
-    static final Reading UNKNOWN = new Reading(-1, -1, -1);
+    /** A process whose CPU cannot be read (or is not a process of its own). */
+    public static final Reading UNKNOWN = new Reading(-1, -1, -1);
 
     /** What was spent from {@code before} to this reading. */
     public Reading since(Reading before) {
