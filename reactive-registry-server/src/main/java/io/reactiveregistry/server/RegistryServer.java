@@ -110,12 +110,16 @@ public final class RegistryServer implements Disposable {
   private final MemberHandover handover;
   /** Set when the stop begins: peers then stop counting this member as somewhere to move clients to. */
   private final AtomicBoolean handingOver;
+  /** The HTTP port's connections, counted: a stop with none open anywhere has nothing in flight. */
+  private final ConnectionDoor httpDoor;
 
   private RegistryServer(RegistryRuntime runtime, RSocketEndpoint endpoint, CloseableChannel tcp,
       DisposableServer webSocket, DisposableServer http, Disposable ticker, PrometheusMeterRegistry meters,
       AtomicBoolean ready, Storage storage, @Nullable NacosDoor nacos,
-      Supplier<List<NacosDoor.Destination>> nacosDestinations, MemberHandover handover, AtomicBoolean handingOver) {
+      Supplier<List<NacosDoor.Destination>> nacosDestinations, MemberHandover handover, AtomicBoolean handingOver,
+      ConnectionDoor httpDoor) {
     this.handingOver = handingOver;
+    this.httpDoor = httpDoor;
     this.nacosDestinations = nacosDestinations;
     this.handover = handover;
     this.storage = storage;
@@ -269,12 +273,11 @@ public final class RegistryServer implements Disposable {
           + "behind)", trace.history()::fileDropped);
       serverMeters.gauge("registry.catalog.subscribers", "open catalog.subscribe streams", layer::catalogSubscribers);
       AtomicBoolean ready = new AtomicBoolean();
+      ConnectionDoor httpDoor = new ConnectionDoor("http", config.limits().httpConnections(),
+          serverMeters.connectionsRefused("http", "port"), serverMeters.connectionsRefused("http", "address"));
       HttpEndpoint httpEndpoint = new HttpEndpoint(layer, meters,
           () -> ready.get() && storageFailure.get() == null,
-          Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure,
-          new ConnectionDoor("http", config.limits().httpConnections(), serverMeters.connectionsRefused("http", "port"),
-              serverMeters.connectionsRefused("http", "address")),
-          protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls,
+          Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure, httpDoor, protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls,
           () -> clusterStatus == null ? null : clusterStatus.get(), new EurekaDoor(layer, config.eureka(), meters,
               Schedulers.parallel()));
       // Before the ports open: revisions handed out from now on are above any a client saw before.
@@ -326,7 +329,7 @@ public final class RegistryServer implements Disposable {
                 cluster.clustered() ? nacosDestinations(ports.getT4().orElse(null), replication,
                     config.replication().zone()) : List::of,
                 new MemberHandover(membership, storage, endpoint, replication, config.replication().moveTimeout()),
-                stopping);
+                stopping, httpDoor);
           }));
     });
   }
@@ -469,10 +472,11 @@ public final class RegistryServer implements Disposable {
    * A graceful stop: readiness turns false and new connections are refused; a cluster member hands
    * over its leadership and its clients ({@link MemberHandover}); subscription streams
    * end normally and get {@code IN_FLIGHT_GRACE} for their last frames and answers being written
-   * to go out; then the ports close and every connection is closed with the reason (releasing what
-   * each owned: on a cluster member, here only, the peers keeping it for the replication grace);
-   * HTTP closes last. The ports close only after the streams have ended because
-   * closing an RSocket server port also closes its connections.
+   * to go out (when any connection is open); then the ports close and every connection is closed
+   * with the reason, each as soon as that frame is out (releasing what each owned: on a cluster
+   * member, here only, the peers keeping it for the replication grace); HTTP closes last. The
+   * ports close only after the streams have ended because closing an RSocket server port also
+   * closes its connections.
    */
   private Mono<Void> stop() {
     return Mono.defer(() -> {
@@ -500,6 +504,17 @@ public final class RegistryServer implements Disposable {
     });
   }
 
+  /**
+   * {@code IN_FLIGHT_GRACE}, unless no connection is open on any port: then no stream can have
+   * last frames to send nor a request an answer to write, and the stop need not wait (a test's
+   * server, an idle one).
+   */
+  private Mono<Void> inFlightGrace() {
+    boolean open = endpoint.hasConnections() || httpDoor.openConnections() > 0
+        || (nacos != null && nacos.openConnections() > 0);
+    return open ? Mono.delay(IN_FLIGHT_GRACE).then() : Mono.empty();
+  }
+
   private Mono<Void> closeEverything() {
     return Mono.defer(() -> {
       // Read while replication still runs (the ticker's disposal ends it, and the peers' loads with it).
@@ -511,7 +526,7 @@ public final class RegistryServer implements Disposable {
       Mono<Void> nacosStopped = nacos == null ? Mono.empty()
           : Mono.<Void>fromRunnable(() -> nacos.stop(IN_FLIGHT_GRACE, nacosTo))
               .subscribeOn(Schedulers.boundedElastic());
-      return Mono.delay(IN_FLIGHT_GRACE)
+      return inFlightGrace()
           .then(nacosStopped)
           .then(endpoint.closeConnectionsGracefully("the server is shutting down", IN_FLIGHT_GRACE))
           .then(Mono.fromRunnable(() -> {

@@ -10,6 +10,8 @@ import io.rsocket.frame.FrameType;
 import io.rsocket.plugins.DuplexConnectionInterceptor;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
@@ -40,14 +42,18 @@ final class PeerAddresses implements DuplexConnectionInterceptor {
 
   /**
    * Sends each connection an RSocket {@code CONNECTION_CLOSE} error with the reason, then closes it,
-   * but for those at the {@code except} addresses (closed by the caller in its own way).
+   * but for those at the {@code except} addresses (closed by the caller in its own way): when each
+   * of them is closed, its frame sent.
    */
-  void closeAll(String reason, Set<SocketAddress> except) {
+  List<Mono<Void>> closeAll(String reason, Set<SocketAddress> except) {
+    List<Mono<Void>> closed = new ArrayList<>();
     for (DuplexConnection connection : live) {
       if (!except.contains(connection.remoteAddress())) {
         connection.sendErrorAndClose(new ConnectionCloseException(reason));
+        closed.add(connection.onClose().onErrorResume(e -> Mono.empty()));
       }
     }
+    return closed;
   }
 
   /** The address of the connection whose SETUP is being handled on this thread; null if unknown. */

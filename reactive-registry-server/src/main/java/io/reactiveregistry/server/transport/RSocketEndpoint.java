@@ -29,7 +29,9 @@ import io.rsocket.transport.netty.server.WebsocketRouteTransport;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
@@ -203,7 +205,9 @@ public final class RSocketEndpoint {
 
   /**
    * Closes every connection the way RSocket means it: a {@code CONNECTION_CLOSE} error with the
-   * reason, then the close; whatever is still open after {@code grace} is closed outright.
+   * reason, then the close once the frame is out; whatever is still open after {@code grace} is
+   * closed outright. Completes as soon as every connection is closed (a stop with its clients on a
+   * fast network waits milliseconds, not the whole grace).
    */
   // On TCP the frame is written straight to the channel and the channel closed once it is out:
   // RSocket's own sendErrorAndClose queues the frame behind its sender, which a connection that has
@@ -212,14 +216,16 @@ public final class RSocketEndpoint {
     return Mono.defer(() -> {
       stopping = true;
       Set<SocketAddress> closedHere = new HashSet<>();
+      List<Mono<Void>> closed = new ArrayList<>();
       for (Channel channel : connections) {
         if (channel.pipeline().get(RSocketLengthCodec.class) != null) {
           closedHere.add(channel.remoteAddress());
           ErrorFrames.sendAndClose(channel, channel.alloc(), new ConnectionCloseException(reason));
+          closed.add(Mono.create(sink -> channel.closeFuture().addListener(done -> sink.success())));
         }
       }
-      peers.closeAll(reason, closedHere);
-      return Mono.delay(grace).then(closeConnections());
+      closed.addAll(peers.closeAll(reason, closedHere));
+      return Mono.when(closed).timeout(grace, Mono.empty()).then(closeConnections());
     });
   }
 
@@ -259,6 +265,11 @@ public final class RSocketEndpoint {
 
   public int openConnections() {
     return acceptor.openConnections();
+  }
+
+  /** Whether any RSocket connection is open on either port, set up or not (peers' included). */
+  public boolean hasConnections() {
+    return !connections.isEmpty();
   }
 
 }
