@@ -301,7 +301,8 @@ final class ServiceCatalog {
       for (RegisteredInstance instance : service.instances.values()) {
         targets.add(new HealthTarget(service.key, instance.id(), instance.spec.ip(), instance.spec.port(),
             instance.view.metadata().get(HealthTarget.HTTP_PATH),
-            "https".equalsIgnoreCase(instance.view.metadata().get(HealthTarget.HTTP_SCHEME)), service.metadata));
+            "https".equalsIgnoreCase(instance.view.metadata().get(HealthTarget.HTTP_SCHEME)), service.metadata,
+            HealthTarget.off(instance.view.metadata())));
       }
     }
     return targets;

@@ -36,11 +36,11 @@ import reactor.netty.tcp.TcpClient;
  * bounded by a timeout. A TCP connect by default; an HTTP GET of the instance's
  * {@code health.http.path} metadata when set (2xx or 3xx is healthy). A service can turn checks
  * off ({@code health.check.enabled=false}) or set its own timeout ({@code health.check.timeout},
- * milliseconds) in its metadata. All I/O is Reactor Netty's, non-blocking.
+ * milliseconds) in its metadata; an instance can turn its own checks off the same way. All I/O is
+ * Reactor Netty's, non-blocking.
  */
 public final class HealthChecker {
   private static final Logger log = LoggerFactory.getLogger(HealthChecker.class);
-  static final String ENABLED_KEY = "health.check.enabled";
   static final String TIMEOUT_KEY = "health.check.timeout";
   /**
    * Checks started on schedule but waiting for a place among the {@code concurrency} in flight:
@@ -153,7 +153,7 @@ public final class HealthChecker {
   }
 
   private Mono<Void> check(HealthTarget target, Scheduler scheduler) {
-    if ("false".equalsIgnoreCase(target.serviceMetadata().get(ENABLED_KEY)) || !share.test(target.service())) {
+    if (target.checksOff() || !share.test(target.service())) {
       return Mono.empty();
     }
     Duration limit = timeoutOf(target.serviceMetadata());

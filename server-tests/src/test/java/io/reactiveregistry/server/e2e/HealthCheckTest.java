@@ -16,8 +16,10 @@ import io.reactiveregistry.server.ServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -190,5 +192,26 @@ class HealthCheckTest {
         + "\"instance\":{\"ip\":\"127.0.0.1\",\"port\":1}}");
 
     await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> only(ops, "external").healthy());
+  }
+
+  @Test
+  void anInstanceCanTurnItsOwnChecksOff() {
+    WireClient ops = fixture.connect("ops");
+    // Nothing listens on port 1 of loopback: a check of either would fail at once.
+    ops.call("instance.register", "{\"service\":\"mixed\",\"ephemeral\":false,"
+        + "\"instance\":{\"ip\":\"127.0.0.1\",\"port\":1,\"metadata\":{\"health.check.enabled\":\"false\"}}}");
+    ops.call("instance.register", "{\"service\":\"mixed\",\"ephemeral\":false,"
+        + "\"instance\":{\"ip\":\"127.0.0.2\",\"port\":1}}");
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> !health(ops, "mixed").get("127.0.0.2"));
+    // Checks every 200 ms: the instance that turned its own checks off stays healthy through five rounds.
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
+        .until(() -> health(ops, "mixed").get("127.0.0.1"));
+  }
+
+  /** Each instance's health by its address. */
+  private Map<String, Boolean> health(WireClient client, String service) {
+    return client.call("service.query", "{\"service\":\"" + service + "\"}", ServiceSnapshot.class).instances()
+        .stream().collect(Collectors.toMap(InstanceBody::ip, InstanceBody::healthy));
   }
 }

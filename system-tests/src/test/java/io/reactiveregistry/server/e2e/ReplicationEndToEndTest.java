@@ -173,8 +173,9 @@ class ReplicationEndToEndTest {
     });
     try (WireClient reader = WireClient.connect(ports.get("n3"), "reader")) {
       // The registration's arrival (REPLICATED on a member that applied it from the log) names the
-      // trace. Once in a loaded build n3's history held a second, untraced event for the service
-      // too, whose cause the assertion did not show: the assertion shows the whole history now.
+      // trace, and is the only change: the instance turns its own health checks off (before the
+      // server honoured that key on an instance, a check's flip to unhealthy came after it now
+      // and then). The assertion shows the whole history.
       List<TraceEvent> history = reader.call("admin.trace.query", "{\"service\":\"traced-db\"}",
           TraceHistory.class).events();
       assertThat(history).as("n3's history of traced-db: %s", history)
