@@ -277,7 +277,8 @@ public final class RegistryServer implements Disposable {
           serverMeters.connectionsRefused("http", "port"), serverMeters.connectionsRefused("http", "address"));
       HttpEndpoint httpEndpoint = new HttpEndpoint(layer, meters,
           () -> ready.get() && storageFailure.get() == null,
-          Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure, httpDoor, protectedMode, serverMeters.connectionsRefused("http", "protected-mode"), access, tls,
+          Duration.ofMillis(config.limits().httpIdleTimeoutMs()), storageFailure, httpDoor, protectedMode,
+          serverMeters.connectionsRefused("http", "protected-mode"), access, tls,
           () -> clusterStatus == null ? null : clusterStatus.get(), new EurekaDoor(layer, config.eureka(), meters,
               Schedulers.parallel()));
       // Before the ports open: revisions handed out from now on are above any a client saw before.
