@@ -42,8 +42,8 @@ final class PeerAddresses implements DuplexConnectionInterceptor {
 
   /**
    * Sends each connection an RSocket {@code CONNECTION_CLOSE} error with the reason, then closes it,
-   * but for those at the {@code except} addresses (closed by the caller in its own way): when each
-   * of them is closed, its frame sent.
+   * but for those at the {@code except} addresses (closed by the caller in its own way). Returns,
+   * for each connection it closes, when that one is closed (its frame sent).
    */
   List<Mono<Void>> closeAll(String reason, Set<SocketAddress> except) {
     List<Mono<Void>> closed = new ArrayList<>();

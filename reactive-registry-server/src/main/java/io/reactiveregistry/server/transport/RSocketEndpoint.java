@@ -206,8 +206,8 @@ public final class RSocketEndpoint {
   /**
    * Closes every connection the way RSocket means it: a {@code CONNECTION_CLOSE} error with the
    * reason, then the close once the frame is out; whatever is still open after {@code grace} is
-   * closed outright. Completes as soon as every connection is closed (a stop with its clients on a
-   * fast network waits milliseconds, not the whole grace).
+   * closed outright. Completes as soon as every connection is closed: each closes once its frame
+   * is written, so a stop waits milliseconds for this, not the whole grace.
    */
   // On TCP the frame is written straight to the channel and the channel closed once it is out:
   // RSocket's own sendErrorAndClose queues the frame behind its sender, which a connection that has
