@@ -489,6 +489,15 @@ public final class RatisStore implements Storage {
             Duration.ofNanos(System.nanoTime() - openedAtNanos))));
   }
 
+  /** The leader this member knows of (itself, when it leads); null during an election: the client's own then. */
+  private @Nullable RaftPeerId knownLeader() {
+    try {
+      return server.getDivision(GROUP_ID).getInfo().getLeaderId();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
   /**
    * This node has joined its group and applied what it knows to be committed: a single node (or a
    * cluster's leader) once it leads, a follower once it hears from a leader.
@@ -582,8 +591,13 @@ public final class RatisStore implements Storage {
     }
     // The leader's read index (it confirms it still leads), then this member applies that far: a
     // follower's own read index needs Ratis's asynchronous server protocol, which the Netty
-    // transport does not have. Sent from a thread of its own: Ratis's client may wait on its locks.
-    return CompletableFuture.supplyAsync(() -> client.async().sendReadOnly(Message.EMPTY), consistentReads)
+    // transport does not have, so a read sent to a follower is never answered. It goes to the
+    // leader this member follows (itself, when it leads): the client's own idea of the leader can
+    // be an old one (it learns of a change only when a request fails), and each follower it tried
+    // would cost the request timeout. Sent from a thread of its own: Ratis's client may wait on
+    // its locks.
+    return CompletableFuture.supplyAsync(() -> client.async().sendReadOnly(Message.EMPTY, knownLeader()),
+            consistentReads)
         .thenCompose(reply -> reply)
         .thenCompose(reply -> {
           if (!reply.isSuccess()) {
