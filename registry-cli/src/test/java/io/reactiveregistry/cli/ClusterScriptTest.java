@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The README's "Running a cluster" lines that drive {@code cluster/cluster.sh}, run as written
  * from the repository's root: three nodes start and agree on a leader, a killed node is reported
- * down and comes back, members started after the first SIGTERM start from the class archive it
- * recorded, and {@code clean} leaves nothing running. Needs the server jar, which
+ * down and comes back, members started once the recording member has stopped (SIGTERM) start
+ * from the class archive it wrote, and {@code clean} leaves nothing running. Needs the server jar, which
  * {@code mvn verify} builds before this module's tests.
  */
 @Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
