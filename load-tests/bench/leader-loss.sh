@@ -22,9 +22,11 @@ leader() { # the leader's id, once the members agree on one (up to 20 s)
   return 1
 }
 trap 'cluster/cluster.sh clean > /dev/null' EXIT
+# The members (started and restarted below) keep nine rounds of 3,000 persistent instances: above
+# the default quota of 20,000 in a namespace.
+export REGISTRY_MAX_PERSISTENT_INSTANCES_PER_NAMESPACE=100000
 cluster/cluster.sh clean > /dev/null
-# Nine rounds of 3,000 persistent instances each, kept: above the default quota of 20,000 a namespace.
-REGISTRY_MAX_PERSISTENT_INSTANCES_PER_NAMESPACE=100000 cluster/cluster.sh start > /dev/null
+cluster/cluster.sh start > /dev/null
 
 lose() { # $1: kill, stop or none (the leader stays)
   local old others writers
@@ -47,7 +49,7 @@ lose() { # $1: kill, stop or none (the leader stays)
   grep -E '^FAIL|refused|did not commit' target-bench-loss.log | sort | uniq -c | head -5 || true
   rm -f target-bench-loss.log
   [ "$1" = none ] && return
-  REGISTRY_MAX_PERSISTENT_INSTANCES_PER_NAMESPACE=100000 cluster/cluster.sh restart "$old" > /dev/null || echo "restart of $old failed: see cluster/run/$old.log"
+  cluster/cluster.sh restart "$old" > /dev/null || echo "restart of $old failed: see cluster/run/$old.log"
   sleep 3
 }
 
