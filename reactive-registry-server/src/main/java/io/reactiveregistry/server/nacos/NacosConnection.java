@@ -204,6 +204,11 @@ final class NacosConnection {
     }
   }
 
+  /** Whether it holds a subscription under {@code key}. */
+  boolean subscribes(String key) {
+    return subscriptions.containsKey(key);
+  }
+
   void unsubscribed(String key) {
     Disposable subscription = subscriptions.remove(key);
     if (subscription != null) {

@@ -229,8 +229,9 @@ final class NacosRequests implements NacosCalls {
   }
 
   /**
-   * Subscribes the connection to a view, or unsubscribes it: answered with the view now, then
-   * pushed the whole view after each change ({@code NotifySubscriberRequest} on its stream).
+   * Subscribes the connection to a view, or unsubscribes it: answered with the view now, pushed it
+   * once more if the connection did not subscribe to it before, then pushed the whole view after
+   * each change ({@code NotifySubscriberRequest} on its stream).
    */
   private Payload subscribe(NacosConnection connection, @Nullable Principal principal, NacosMessage body) {
     NacosModel.Name name = NacosModel.name(body.namespace(), body.groupName(), body.serviceName());
@@ -246,8 +247,13 @@ final class NacosRequests implements NacosCalls {
     var feed = layer.views(new Watcher(connection.toString(), "nacos"), principal, query);
     ServiceSnapshot now = layer.snapshot(principal, query);
     long answered = now.revision();
+    // A first subscription is also pushed the view as it is, as Nacos's server pushes a service to
+    // a client that newly subscribes to it: its clients count on that push, since the subscription
+    // a client redoes after connecting again ignores the answer, and a change made between its
+    // reconnecting and its redo would otherwise never reach it. A repeated one is only answered.
+    boolean first = !connection.subscribes(key);
     connection.subscribed(key, feed
-        .filter(snapshot -> snapshot.revision() > answered)
+        .filter(snapshot -> first ? snapshot.revision() >= answered : snapshot.revision() > answered)
         .subscribe(snapshot -> connection.send(key, push(connection, key, name, clusters, snapshot)),
             error -> log.debug("{}: the subscription to {} ended: {}", connection, key, error.toString())));
     return NacosJson.ok("SubscribeServiceResponse", body.requestId(),
