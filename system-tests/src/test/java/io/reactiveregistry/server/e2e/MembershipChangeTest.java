@@ -14,17 +14,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,20 +36,39 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --join} is added (it receives the state, then votes), then the leader of the time is
  * removed; no acknowledged write is lost and every member left holds the same state. A change
  * that would leave no majority up, and a malformed member, are refused naming the rule and change
- * nothing.
+ * nothing; a dead member is replaced by a new one.
+ *
+ * <p>The tests share one cluster, in order: the second works on whichever three members are live
+ * (those the first left, or the first three when it runs alone), since a member process is the
+ * dearest thing the suite starts.
  */
 @Tag("process")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MembershipChangeTest {
   static final String SERVICE = "ledger";
   static final JsonCodec JSON = JsonCodec.json();
 
   @TempDir
-  Path dir;
-  final Map<String, ServerProcess> nodes = new LinkedHashMap<>();
-  final List<Process> spawned = new ArrayList<>();
+  static Path dir;
+  /** Ports for five members (n1 to n5) and one more. */
+  static final List<Integer> free = MemberPorts.free(11);
+  /** The live members, by id. */
+  static final Map<String, ServerProcess> nodes = new TreeMap<>();
+  static final List<Process> spawned = new ArrayList<>();
 
-  @AfterEach
-  void stop() throws Exception {
+  @BeforeAll
+  static void startThree() throws Exception {
+    String members = String.join(",", entry(1, free), entry(2, free), entry(3, free));
+    for (int i = 1; i <= 3; i++) {
+      spawned.add(ServerProcess.spawnMember(dir.resolve("n" + i), dir.resolve("n" + i + ".log"), "n" + i, members));
+    }
+    for (int i = 1; i <= 3; i++) {
+      nodes.put("n" + i, ServerProcess.awaitListening(spawned.get(i - 1), dir.resolve("n" + i + ".log")));
+    }
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
     for (ServerProcess node : nodes.values()) {
       node.close();
     }
@@ -53,9 +76,8 @@ class MembershipChangeTest {
   }
 
   @Test
+  @Order(1)
   void aMemberIsAddedAndTheLeaderRemovedUnderWritesWithNoAcknowledgedWriteLost() throws Exception {
-    List<Integer> free = MemberPorts.free(8);
-    startThree(free);
 
     // A writer on every member of the original three; each records what was acknowledged.
     Set<String> acknowledged = ConcurrentHashMap.newKeySet();
@@ -114,68 +136,67 @@ class MembershipChangeTest {
     });
     // The membership file follows the committed membership: a restart starts with it.
     assertThat(Files.readString(dir.resolve("n4").resolve("cluster.properties"))).doesNotContain(leader + "\\=");
+    nodes.remove(leader).close(); // removed, it stops by itself; the next test works on the others
   }
 
   @Test
+  @Order(2)
   void aChangeThatWouldLeaveNoMajorityUpAndAMalformedMemberAreRefusedNamingTheRuleAndADeadMemberIsReplaced()
       throws Exception {
-    List<Integer> free = MemberPorts.free(8);
-    startThree(free);
-    nodes.remove("n3").close();
-    try (WireClient client = WireClient.connect(nodes.get("n1").port(), "operator")) {
+    List<String> three = List.copyOf(nodes.keySet()); // n1, n2, n3 alone; after the first test, n4 among them
+    assertThat(three).hasSize(3);
+    String asked = three.get(0);
+    String other = three.get(1);
+    String dead = three.get(2);
+    nodes.remove(dead).close();
+    try (WireClient client = WireClient.connect(nodes.get(asked).port(), "operator")) {
       await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
-        ErrorBody refused = client.error("admin.members.remove", JSON.encodeToString(MemberChange.remove("n2")));
+        ErrorBody refused = client.error("admin.members.remove", JSON.encodeToString(MemberChange.remove(other)));
         assertThat(refused.code()).isEqualTo("INVALID_PARAM");
-        assertThat(refused.message()).contains("needs a majority of the members [n1, n3] up");
+        assertThat(refused.message()).contains("needs a majority of the members [" + asked + ", " + dead + "] up");
       });
-      ErrorBody malformed = client.error("admin.members.add", JSON.encodeToString(MemberChange.add("n4=nowhere")));
+      ErrorBody malformed = client.error("admin.members.add", JSON.encodeToString(MemberChange.add("n5=nowhere")));
       assertThat(malformed.code()).isEqualTo("INVALID_PARAM");
-      assertThat(malformed.message()).contains("member entry 'n4=nowhere' must be id=host:port/raftPort");
+      assertThat(malformed.message()).contains("member entry 'n5=nowhere' must be id=host:port/raftPort");
       ErrorBody unknown = client.error("admin.members.remove", JSON.encodeToString(MemberChange.remove("n9")));
       assertThat(unknown.message()).contains("node 'n9' is not a member");
       ErrorBody clash = client.error("admin.members.add", JSON.encodeToString(
-          MemberChange.add("n4=127.0.0.1:" + free.get(0) + "/" + free.get(5))));
-      assertThat(clash.message()).contains("would use a port member 'n1' uses");
-      ErrorBody moved = client.error("admin.members.add", JSON.encodeToString(MemberChange.add("n2=127.0.0.1:1/2")));
+          MemberChange.add("n5=127.0.0.1:" + nodes.get(asked).port() + "/" + free.get(10))));
+      assertThat(clash.message()).contains("would use a port member '" + asked + "' uses");
+      ErrorBody moved = client.error("admin.members.add", JSON.encodeToString(
+          MemberChange.add(other + "=127.0.0.1:1/2")));
       assertThat(moved.code()).isEqualTo("INVALID_PARAM");
-      assertThat(moved.message()).contains("member 'n2' is a member already");
+      assertThat(moved.message()).contains("member '" + other + "' is a member already");
     }
-    assertThat(memberIds("n1")).containsExactly("n1", "n2", "n3");
+    assertThat(memberIds(asked)).containsExactlyInAnyOrderElementsOf(three);
 
-    // The dead n3 replaced by n4: n4 joins through n1 (n1 and n2, a majority, commit it), then n3 goes.
-    Process joining = ServerProcess.spawnMember(dir.resolve("n4"), dir.resolve("n4.log"), "n4", entry(4, free),
-        "--join", "127.0.0.1:" + free.get(0));
+    // The dead member replaced by n5: n5 joins through one (the two live ones, a majority, commit
+    // it), then the dead one goes.
+    Process joining = ServerProcess.spawnMember(dir.resolve("n5"), dir.resolve("n5.log"), "n5", entry(5, free),
+        "--join", "127.0.0.1:" + nodes.get(asked).port());
     spawned.add(joining);
-    nodes.put("n4", ServerProcess.awaitListening(joining, dir.resolve("n4.log")));
-    try (WireClient client = WireClient.connect(nodes.get("n2").port(), "operator")) {
+    nodes.put("n5", ServerProcess.awaitListening(joining, dir.resolve("n5.log")));
+    try (WireClient client = WireClient.connect(nodes.get(other).port(), "operator")) {
       ErrorBody itself = client.error("admin.members.replace",
-          JSON.encodeToString(MemberChange.replace("n4", entry(4, free))));
+          JSON.encodeToString(MemberChange.replace("n5", entry(5, free))));
       assertThat(itself.code()).isEqualTo("INVALID_PARAM");
-      assertThat(itself.message()).contains("member 'n4' is the member to replace (node)");
-      assertThat(client.error("admin.members.replace", JSON.encodeToString(MemberChange.replace("n9", entry(4, free))))
+      assertThat(itself.message()).contains("member 'n5' is the member to replace (node)");
+      assertThat(client.error("admin.members.replace", JSON.encodeToString(MemberChange.replace("n9", entry(5, free))))
           .message()).contains("node 'n9' is not a member");
-      // Refused (nothing changed) until n2 hears from n4: with n3 dead, n4 makes the majority of four.
+      // Refused (nothing changed) until the asked member hears from n5: with one member dead, n5
+      // makes the majority of four.
       await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
         MemberList after = JSON.decode(client.request("admin.members.replace",
-            JSON.encodeToString(MemberChange.replace("n3", entry(4, free)))).block(Duration.ofSeconds(60)),
+            JSON.encodeToString(MemberChange.replace(dead, entry(5, free)))).block(Duration.ofSeconds(60)),
             MemberList.class);
-        assertThat(after.members()).containsExactlyInAnyOrder(entry(1, free), entry(2, free), entry(4, free));
+        assertThat(after.members()).extracting(entry -> entry.substring(0, entry.indexOf('=')))
+            .containsExactlyInAnyOrder(asked, other, "n5");
+        assertThat(after.members()).contains(entry(5, free));
       });
     }
-    for (String node : List.of("n1", "n2", "n4")) {
+    for (String node : List.of(asked, other, "n5")) {
       await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(memberIds(node))
-          .as("members seen by %s", node).containsExactlyInAnyOrder("n1", "n2", "n4"));
-    }
-  }
-
-  /** n1, n2 and n3, on the first six of {@code free}, each awaited until it listens. */
-  private void startThree(List<Integer> free) throws Exception {
-    String members = String.join(",", entry(1, free), entry(2, free), entry(3, free));
-    for (int i = 1; i <= 3; i++) {
-      spawned.add(ServerProcess.spawnMember(dir.resolve("n" + i), dir.resolve("n" + i + ".log"), "n" + i, members));
-    }
-    for (int i = 1; i <= 3; i++) {
-      nodes.put("n" + i, ServerProcess.awaitListening(spawned.get(i - 1), dir.resolve("n" + i + ".log")));
+          .as("members seen by %s", node).containsExactlyInAnyOrder(asked, other, "n5"));
     }
   }
 
