@@ -373,18 +373,18 @@ class RegistryClientTest {
     Disposable watching = gateway.catalog("public", null, null).subscribe(views::add);
     WireClient ops = WireClient.connect(server.tcpPort(), "ops");
     try {
-      await().atMost(WAIT).untilAsserted(() -> assertThat(views.get(views.size() - 1).services())
+      await().atMost(WAIT).untilAsserted(() -> assertThat(newest(views).services())
           .extracting(ServiceSummary::service, ServiceSummary::instanceCount).containsExactly(tuple("orders", 1)));
 
       Registration billing = app.register(ServiceName.of("billing"), instance("127.0.0.6", 9090)).block(WAIT);
       app.register(ORDERS, instance("127.0.0.5", 8081)).block(WAIT);
-      await().atMost(WAIT).untilAsserted(() -> assertThat(views.get(views.size() - 1).services())
+      await().atMost(WAIT).untilAsserted(() -> assertThat(newest(views).services())
           .extracting(ServiceSummary::service, ServiceSummary::instanceCount)
           .containsExactly(tuple("billing", 1), tuple("orders", 2)));
 
       billing.deregister().block(WAIT);
       ops.call("admin.service.delete", "{\"service\":\"billing\"}");
-      await().atMost(WAIT).untilAsserted(() -> assertThat(views.get(views.size() - 1).services())
+      await().atMost(WAIT).untilAsserted(() -> assertThat(newest(views).services())
           .extracting(ServiceSummary::service).containsExactly("orders"));
       assertThat(views).extracting(CatalogView::revision).isSorted();
       assertThat(views).noneMatch(CatalogView::stale);
@@ -392,6 +392,16 @@ class RegistryClientTest {
       watching.dispose();
       ops.close();
     }
+  }
+
+  /**
+   * The newest catalog view pushed. While none has arrived yet this is an assertion error, which
+   * an {@code untilAsserted} awaits again (an index error would end the wait: seen once, when the
+   * first view took longer than the first poll on a loaded machine).
+   */
+  private static CatalogView newest(List<CatalogView> views) {
+    assertThat(views).as("catalog views pushed so far").isNotEmpty();
+    return views.get(views.size() - 1);
   }
 
   @Test
