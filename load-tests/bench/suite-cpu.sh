@@ -11,7 +11,9 @@ work=$(mktemp -d)
 launcher=$(find ~/.m2/repository/org/junit/platform -name 'junit-platform-launcher-*.jar' ! -name '*sources*' | sort -V | tail -1)
 engine=$(find ~/.m2/repository/org/junit/platform -name 'junit-platform-engine-*.jar' ! -name '*sources*' | sort -V | tail -1)
 commons=$(find ~/.m2/repository/org/junit/platform -name 'junit-platform-commons-*.jar' ! -name '*sources*' | sort -V | tail -1)
-javac -nowarn -d "$work/classes" -cp "$launcher:$engine:$commons" load-tests/bench/suite-cpu/CpuPerTestClass.java 2>/dev/null
+# (javac's warnings about annotations of JUnit's it has no class file for are noise: shown on failure only)
+javac -nowarn -d "$work/classes" -cp "$launcher:$engine:$commons" load-tests/bench/suite-cpu/CpuPerTestClass.java \
+  2> "$work/javac.log" || { cat "$work/javac.log"; exit 1; }
 mkdir -p "$work/classes/META-INF/services"
 echo bench.CpuPerTestClass > "$work/classes/META-INF/services/org.junit.platform.launcher.TestExecutionListener"
 jar cf "$work/listener.jar" -C "$work/classes" .

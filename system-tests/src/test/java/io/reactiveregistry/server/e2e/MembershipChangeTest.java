@@ -50,14 +50,18 @@ class MembershipChangeTest {
 
   @TempDir
   static Path dir;
-  /** Ports for five members (n1 to n5) and one more. */
-  static final List<Integer> free = MemberPorts.free(11);
+  /**
+   * Ports for five members (n1 to n5) and one more; reserved when the cluster starts, not when the
+   * class loads (other tests call {@link #entry}).
+   */
+  static List<Integer> free;
   /** The live members, by id. */
   static final Map<String, ServerProcess> nodes = new TreeMap<>();
   static final List<Process> spawned = new ArrayList<>();
 
   @BeforeAll
   static void startThree() throws Exception {
+    free = MemberPorts.free(11);
     String members = String.join(",", entry(1, free), entry(2, free), entry(3, free));
     for (int i = 1; i <= 3; i++) {
       spawned.add(ServerProcess.spawnMember(dir.resolve("n" + i), dir.resolve("n" + i + ".log"), "n" + i, members));
