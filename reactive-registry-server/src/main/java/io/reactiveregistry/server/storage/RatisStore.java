@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +44,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.DivisionInfo;
@@ -568,8 +570,15 @@ public final class RatisStore implements Storage {
     }
     long start = System.nanoTime();
     try {
-      RaftClientReply reply = client.admin().transferLeadership(RaftPeerId.valueOf(next.get().id()),
-          timeout.toMillis());
+      // Asked of this node's own server, not through a client: Ratis's Netty transport answers each
+      // request on the event loop that read it, blocking until it is done, so a transfer asked over
+      // the Raft port would hold that loop for the whole hand-over, and with it the other members'
+      // forwarded writes sharing it, which could not even be refused until it ended (one more
+      // round of their retries, 80-100 ms here, after the new leader was serving).
+      RaftClientReply reply = server.transferLeadershipAsync(new TransferLeadershipRequest(clientId,
+              RaftPeerId.valueOf(cluster().nodeId()), GROUP_ID, callIds.incrementAndGet(),
+              RaftPeerId.valueOf(next.get().id()), timeout.toMillis()))
+          .get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
       if (reply.isSuccess()) {
         log.info("handed leadership to {} in {} ms before stopping", next.get().id(),
             (System.nanoTime() - start) / 1_000_000);
@@ -577,7 +586,9 @@ public final class RatisStore implements Storage {
       }
       log.warn("could not hand leadership to {} before stopping ({}): the others elect a leader after the "
           + "election timeout", next.get().id(), reply.getException());
-    } catch (IOException | RuntimeException e) {
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
       log.warn("could not hand leadership to {} before stopping ({}): the others elect a leader after the "
           + "election timeout", next.get().id(), e.toString());
     }
