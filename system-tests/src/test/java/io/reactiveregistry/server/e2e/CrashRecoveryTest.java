@@ -49,19 +49,23 @@ class CrashRecoveryTest {
   }
 
   /**
-   * One kill, two things checked after it: what was acknowledged one request at a time (persistent
-   * registrations and a deregistration, a service's definition, overrides of a persistent and of an
-   * ephemeral instance), and a burst of persistent registrations cut by the kill, of which every
-   * acknowledged one is back. (One test rather than two: a server process is the dearest thing the
-   * suite starts.)
+   * One server's data directory through three kills and a last start, with snapshots every 20 log
+   * entries so that restarts read snapshots and replay the log after them. Checked after each:
+   * what was acknowledged one request at a time before the first kill (persistent registrations
+   * and a deregistration, a service's definition, overrides of a persistent and of an ephemeral
+   * instance); every acknowledged registration of a burst the first kill cut; and random
+   * acknowledged writes against a model of what must survive, written before each kill. (One test
+   * rather than several, each with its own server: a server process is the dearest thing the suite
+   * starts.)
    */
   @Test
-  void acknowledgedWritesAndEveryAcknowledgedRegistrationOfABurstCutByAKillSurviveIt() throws Exception {
+  void acknowledgedWritesAndEveryAcknowledgedRegistrationOfABurstCutByAKillSurviveRepeatedKills() throws Exception {
     Path data = dir.resolve("data");
+    RandomWrites random = new RandomWrites(new java.util.Random(42));
     Set<String> acknowledged = ConcurrentHashMap.newKeySet();
     int burst = 1_000;
     CountDownLatch someAcknowledged = new CountDownLatch(100);
-    try (ServerProcess server = ServerProcess.start(data, dir.resolve("first.log"))) {
+    try (ServerProcess server = ServerProcess.start(data, dir.resolve("life-1.log"), "--snapshot-every", "20")) {
       try (WireClient client = WireClient.connect(server.port(), "operator")) {
         for (int i = 1; i <= 50; i++) {
           client.call("instance.register", persistent("db", "127.0.0." + i, 5432));
@@ -74,6 +78,7 @@ class CrashRecoveryTest {
             "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.1.1\",\"port\":8080},\"enabled\":false}");
         client.call("admin.instance.update",
             "{\"service\":\"db\",\"instance\":{\"ip\":\"127.0.0.1\",\"port\":5432},\"weight\":5.0}");
+        random.write(client);
       }
 
       WireClient[] clients = new WireClient[8];
@@ -106,66 +111,18 @@ class CrashRecoveryTest {
     assertThat(acknowledged.size()).as("the kill cut the burst (held back registrations were never answered)")
         .isLessThan(burst);
 
-    try (ServerProcess server = ServerProcess.start(data, dir.resolve("second.log"));
-        WireClient client = WireClient.connect(server.port(), "operator")) {
-      assertThat(instances(client, "cache").keySet()).as("the burst's acknowledged registrations")
-          .containsAll(acknowledged);
-
-      Map<String, InstanceBody> db = instances(client, "db");
-      assertThat(db).hasSize(49).doesNotContainKey("127.0.0.50#5432#DEFAULT");
-      assertThat(db.get("127.0.0.7#5432#DEFAULT").metadata()).isEqualTo(Map.of("role", "replica"));
-      assertThat(db.get("127.0.0.7#5432#DEFAULT").ephemeral()).isFalse();
-      assertThat(db.get("127.0.0.1#5432#DEFAULT").weight()).as("override").isEqualTo(5.0);
-
-      ServiceDetail orders = client.call("admin.service.get", "{\"service\":\"orders\"}", ServiceDetail.class);
-      assertThat(orders.protectThreshold()).isEqualTo(0.6);
-      assertThat(orders.metadata()).isEqualTo(Map.of("team", "checkout"));
-      assertThat(instances(client, "orders")).as("ephemeral instances are not kept").isEmpty();
-
-      // The override of the ephemeral instance waits for it to register again.
-      client.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.1.1\",\"port\":8080}}");
-      assertThat(instances(client, "orders").get("127.0.1.1#8080#DEFAULT").enabled()).isFalse();
-      assertThat(server.log()).contains("restored");
-    }
-  }
-
-  /**
-   * Random acknowledged writes against a model of what must survive, three kills in a row, with
-   * snapshots every 20 log entries so that restarts read snapshots and replay the log after them.
-   */
-  @Test
-  void randomAcknowledgedWritesSurviveRepeatedKillsAcrossSnapshots() throws Exception {
-    Path data = dir.resolve("data");
-    java.util.Random random = new java.util.Random(42);
-    Map<String, Double> registeredWeight = new java.util.HashMap<>();
-    Map<String, Double> overriddenWeight = new java.util.HashMap<>();
-    for (int cycle = 1; cycle <= 3; cycle++) {
-      try (ServerProcess server = ServerProcess.start(data, dir.resolve("cycle-" + cycle + ".log"),
+    for (int life = 2; life <= 3; life++) {
+      try (ServerProcess server = ServerProcess.start(data, dir.resolve("life-" + life + ".log"),
           "--snapshot-every", "20");
-          WireClient client = WireClient.connect(server.port(), "writer")) {
-        assertThat(shownWeights(client)).as("after restart %d", cycle - 1)
-            .isEqualTo(expectedWeights(registeredWeight, overriddenWeight));
-        for (int op = 0; op < 120; op++) {
-          int host = 1 + random.nextInt(30);
-          String id = "127.0.3." + host + "#5432#DEFAULT";
-          int choice = random.nextInt(10);
-          if (choice < 5) {
-            double weight = 1 + random.nextInt(5);
-            client.call("instance.register", "{\"service\":\"db\",\"ephemeral\":false,\"instance\":{\"ip\":\"127.0.3."
-                + host + "\",\"port\":5432,\"weight\":" + weight + "}}");
-            registeredWeight.put(id, weight);
-          } else if (choice < 8) {
-            client.call("instance.deregister",
-                "{\"service\":\"db\",\"instance\":{\"ip\":\"127.0.3." + host + "\",\"port\":5432}}");
-            registeredWeight.remove(id);
-          } else if (registeredWeight.containsKey(id)) {
-            double weight = 10 + random.nextInt(5);
-            client.call("admin.instance.patch", "{\"service\":\"db\",\"instance\":{\"ip\":\"127.0.3." + host
-                + "\",\"port\":5432},\"weight\":" + weight + "}");
-            overriddenWeight.put(id, weight);
-          }
+          WireClient client = WireClient.connect(server.port(), "operator")) {
+        assertThat(instances(client, "cache").keySet()).as("the burst's acknowledged registrations, life %d", life)
+            .containsAll(acknowledged);
+        random.assertShown(client, "after kill " + (life - 1));
+        if (life == 2) {
+          assertSingleWritesBack(client);
+          assertThat(server.log()).contains("restored");
         }
-        assertThat(shownWeights(client)).isEqualTo(expectedWeights(registeredWeight, overriddenWeight));
+        random.write(client);
         server.kill();
       }
     }
@@ -175,20 +132,75 @@ class CrashRecoveryTest {
     }
     try (ServerProcess server = ServerProcess.start(data, dir.resolve("last.log"));
         WireClient client = WireClient.connect(server.port(), "checker")) {
-      assertThat(shownWeights(client)).isEqualTo(expectedWeights(registeredWeight, overriddenWeight));
+      random.assertShown(client, "after kill 3");
+      assertThat(instances(client, "cache").keySet()).containsAll(acknowledged);
+      assertThat(instances(client, "db")).hasSize(49);
     }
   }
 
-  private static Map<String, Double> shownWeights(WireClient client) {
-    Map<String, Double> shown = new java.util.TreeMap<>();
-    instances(client, "db").forEach((id, instance) -> shown.put(id, instance.weight()));
-    return shown;
+  /** What was acknowledged one request at a time before the first kill, back after it. */
+  private static void assertSingleWritesBack(WireClient client) {
+    Map<String, InstanceBody> db = instances(client, "db");
+    assertThat(db).hasSize(49).doesNotContainKey("127.0.0.50#5432#DEFAULT");
+    assertThat(db.get("127.0.0.7#5432#DEFAULT").metadata()).isEqualTo(Map.of("role", "replica"));
+    assertThat(db.get("127.0.0.7#5432#DEFAULT").ephemeral()).isFalse();
+    assertThat(db.get("127.0.0.1#5432#DEFAULT").weight()).as("override").isEqualTo(5.0);
+
+    ServiceDetail orders = client.call("admin.service.get", "{\"service\":\"orders\"}", ServiceDetail.class);
+    assertThat(orders.protectThreshold()).isEqualTo(0.6);
+    assertThat(orders.metadata()).isEqualTo(Map.of("team", "checkout"));
+    assertThat(instances(client, "orders")).as("ephemeral instances are not kept").isEmpty();
+
+    // The override of the ephemeral instance waits for it to register again.
+    client.call("instance.register", "{\"service\":\"orders\",\"instance\":{\"ip\":\"127.0.1.1\",\"port\":8080}}");
+    assertThat(instances(client, "orders").get("127.0.1.1#8080#DEFAULT").enabled()).isFalse();
   }
 
-  /** What views show: the registered weight, unless an override (which outlives deregistration) sets it. */
-  private static Map<String, Double> expectedWeights(Map<String, Double> registered, Map<String, Double> overridden) {
-    Map<String, Double> expected = new java.util.TreeMap<>();
-    registered.forEach((id, weight) -> expected.put(id, overridden.getOrDefault(id, weight)));
-    return expected;
+  /**
+   * Random persistent registrations, deregistrations and weight overrides of service
+   * {@code weights}, and the model of what its view must show: the registered weight, unless an
+   * override (which outlives deregistration) sets it.
+   */
+  private static final class RandomWrites {
+    private final java.util.Random random;
+    private final Map<String, Double> registeredWeight = new java.util.HashMap<>();
+    private final Map<String, Double> overriddenWeight = new java.util.HashMap<>();
+
+    RandomWrites(java.util.Random random) {
+      this.random = random;
+    }
+
+    /** 120 acknowledged writes, then the view checked against the model. */
+    void write(WireClient client) {
+      for (int op = 0; op < 120; op++) {
+        int host = 1 + random.nextInt(30);
+        String instance = "\"instance\":{\"ip\":\"127.0.3." + host + "\",\"port\":5432";
+        String id = "127.0.3." + host + "#5432#DEFAULT";
+        int choice = random.nextInt(10);
+        if (choice < 5) {
+          double weight = 1 + random.nextInt(5);
+          client.call("instance.register", "{\"service\":\"weights\",\"ephemeral\":false," + instance
+              + ",\"weight\":" + weight + "}}");
+          registeredWeight.put(id, weight);
+        } else if (choice < 8) {
+          client.call("instance.deregister", "{\"service\":\"weights\"," + instance + "}}");
+          registeredWeight.remove(id);
+        } else if (registeredWeight.containsKey(id)) {
+          double weight = 10 + random.nextInt(5);
+          client.call("admin.instance.patch", "{\"service\":\"weights\"," + instance + "},\"weight\":" + weight
+              + "}");
+          overriddenWeight.put(id, weight);
+        }
+      }
+      assertShown(client, "as written");
+    }
+
+    void assertShown(WireClient client, String when) {
+      Map<String, Double> shown = new java.util.TreeMap<>();
+      instances(client, "weights").forEach((id, instance) -> shown.put(id, instance.weight()));
+      Map<String, Double> expected = new java.util.TreeMap<>();
+      registeredWeight.forEach((id, weight) -> expected.put(id, overriddenWeight.getOrDefault(id, weight)));
+      assertThat(shown).as("the random writes' weights, %s", when).isEqualTo(expected);
+    }
   }
 }
