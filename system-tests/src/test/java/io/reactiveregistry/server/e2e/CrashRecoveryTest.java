@@ -1,11 +1,16 @@
 package io.reactiveregistry.server.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.reactiveregistry.protocol.codec.JsonCodec;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import io.reactiveregistry.protocol.message.ServiceDetail;
 import io.reactiveregistry.protocol.message.ServiceSnapshot;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -24,10 +31,13 @@ import reactor.core.publisher.Flux;
 
 /**
  * A server process with a data directory is killed with SIGKILL, no clean shutdown, and started
- * again on the same directory: everything it acknowledged is back.
+ * again on the same directory: everything it acknowledged is back, and restored before its ports
+ * open.
  */
 @Tag("process") // starts processes of its own: skipped by -Pquick, run in CI
 class CrashRecoveryTest {
+  private static final Pattern RESTORED = Pattern.compile("restored (\\d+) durable values");
+
   @TempDir
   Path dir;
 
@@ -120,7 +130,7 @@ class CrashRecoveryTest {
         random.assertShown(client, "after kill " + (life - 1));
         if (life == 2) {
           assertSingleWritesBack(client);
-          assertThat(server.log()).contains("restored");
+          assertRestoredBeforeListening(server, data, acknowledged.size() + 49);
         }
         random.write(client);
         server.kill();
@@ -135,6 +145,31 @@ class CrashRecoveryTest {
       random.assertShown(client, "after kill 3");
       assertThat(instances(client, "cache").keySet()).containsAll(acknowledged);
       assertThat(instances(client, "db")).hasSize(49);
+    }
+  }
+
+  /**
+   * At least {@code atLeast} durable values restored (the cut burst's acknowledged registrations
+   * and the 49 of {@code db}), and the ports opened only once they were (the answers above, the
+   * first this server gave, already held it all); a second server on the directory this one holds
+   * exits at start saying why, and leaves this one unharmed.
+   */
+  private static void assertRestoredBeforeListening(ServerProcess server, Path data, int atLeast) throws Exception {
+    String log = server.log();
+    Matcher restored = RESTORED.matcher(log);
+    assertThat(restored.find()).as(log).isTrue();
+    assertThat(Integer.parseInt(restored.group(1))).as("durable values restored").isGreaterThanOrEqualTo(atLeast);
+    assertThat(log.indexOf(restored.group())).as("restored before listening").isLessThan(log.indexOf("listening"));
+    HttpResponse<String> ready = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + server.httpPort() + "/ready")).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(ready.statusCode()).isEqualTo(200);
+
+    assertThatThrownBy(() -> ServerProcess.start(data, data.resolveSibling("second-server.log")))
+        .hasMessageContaining("the server exited at start")
+        .hasMessageContaining("another process has already locked the storage directory");
+    try (WireClient client = WireClient.connect(server.port(), "still-there")) {
+      assertThat(instances(client, "db")).as("the first server, unharmed").hasSize(49);
     }
   }
 
