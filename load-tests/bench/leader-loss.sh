@@ -23,7 +23,8 @@ leader() { # the leader's id, once the members agree on one (up to 20 s)
   echo "no leader after 20 s" >&2
   return 1
 }
-trap 'cluster/cluster.sh clean > /dev/null' EXIT
+# The members' logs (each member's restarts appended) are kept in target-bench-loss-logs/.
+trap 'rm -rf target-bench-loss-logs; mkdir -p target-bench-loss-logs; cp cluster/run/*.log target-bench-loss-logs/ 2> /dev/null; cluster/cluster.sh clean > /dev/null' EXIT
 # The members (started and restarted below) keep nine rounds of 3,000 persistent instances: above
 # the default quota of 20,000 in a namespace.
 export REGISTRY_MAX_PERSISTENT_INSTANCES_PER_NAMESPACE=100000

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.impl.ClientProtoUtils;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.netty.NettyConfigKeys;
@@ -26,8 +27,13 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
@@ -111,6 +117,7 @@ final class LeaderPathWarmUp {
   private void run() {
     long start = System.nanoTime();
     try {
+      decodeRefusals();
       for (int attempt = 1; attempt <= ATTEMPTS && !stopped; attempt++) {
         try {
           lead();
@@ -134,6 +141,33 @@ final class LeaderPathWarmUp {
     } finally {
       done.countDown();
     }
+  }
+
+  /**
+   * Encodes and decodes once a reply with each refusal a leader handing over sends (a write that
+   * arrives while it steps down, once it has, and at the new leader before its first commit);
+   * the refused exception types, as a forwarding member decodes them.
+   *
+   * <p>Why: Ratis carries a reply's exception as a serialized Java object, and a JVM's first
+   * serialization of one (the object stream's set-up, each class's descriptor) took 60–70 ms on
+   * an idle core here, on the old leader, while the writes it refused waited for the refusal: in
+   * a planned stop on two busy cores the other members' writes got their refusal 150–170 ms after
+   * sending them ("Losing the leader: the refusals' first serialization", load-tests/RESULTS.md).
+   * The throwaway group below never refuses a write while stepping down.
+   */
+  static List<Class<? extends Throwable>> decodeRefusals() {
+    RaftGroupMemberId member = RaftGroupMemberId.valueOf(RaftPeerId.valueOf(PEER_PREFIX + "0"),
+        RaftGroupId.randomId());
+    List<RaftException> refusals = List.of(new LeaderSteppingDownException(member + " is stepping down"),
+        new NotLeaderException(member, null, List.of()), new LeaderNotReadyException(member));
+    List<Class<? extends Throwable>> decoded = new ArrayList<>();
+    for (RaftException refusal : refusals) {
+      RaftClientReply reply = RaftClientReply.newBuilder().setClientId(ClientId.randomId()).setServerId(member)
+          .setCallId(0).setException(refusal).build();
+      RaftClientReply received = ClientProtoUtils.toRaftClientReply(ClientProtoUtils.toRaftClientReplyProto(reply));
+      decoded.add(received.getException() == null ? Throwable.class : received.getException().getClass());
+    }
+    return decoded;
   }
 
   /** One throwaway group: started, led by each of its servers in turn, with writes each time. */

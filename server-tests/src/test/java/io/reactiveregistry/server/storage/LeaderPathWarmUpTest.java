@@ -10,6 +10,9 @@ import ch.qos.logback.core.spi.FilterReply;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +35,12 @@ class LeaderPathWarmUpTest {
 
     assertThat(warmUp.await(Duration.ofSeconds(60))).as("leaderships the throwaway group went through").isEqualTo(3);
     assertThat(dataDir.resolve(LeaderPathWarmUp.DIRECTORY)).doesNotExist();
+  }
+
+  @Test
+  void theRefusalsOfALeaderHandingOverDecodeAsWhatTheyAre() {
+    assertThat(LeaderPathWarmUp.decodeRefusals()).containsExactly(LeaderSteppingDownException.class,
+        NotLeaderException.class, LeaderNotReadyException.class);
   }
 
   @Test
