@@ -152,7 +152,8 @@ final class LeaderPathWarmUp {
    * serialization of one (the object stream's set-up, each class's descriptor) took 60–70 ms on
    * an idle core here, on the old leader, while the writes it refused waited for the refusal: in
    * a planned stop on two busy cores the other members' writes got their refusal 150–170 ms after
-   * sending them ("Losing the leader: the refusals' first serialization", load-tests/RESULTS.md).
+   * sending them (load-tests/RESULTS.md, "Losing the leader: the pause read apart from the
+   * writers' cold start").
    * The throwaway group below never refuses a write while stepping down.
    */
   static List<Class<? extends Throwable>> decodeRefusals() {
