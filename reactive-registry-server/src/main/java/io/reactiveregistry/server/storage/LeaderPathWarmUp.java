@@ -117,7 +117,11 @@ final class LeaderPathWarmUp {
   private void run() {
     long start = System.nanoTime();
     try {
-      decodeRefusals();
+      try {
+        decodeRefusals();
+      } catch (RuntimeException e) {
+        log.debug("the refusals' replies not warmed up", e);
+      }
       for (int attempt = 1; attempt <= ATTEMPTS && !stopped; attempt++) {
         try {
           lead();
@@ -153,8 +157,7 @@ final class LeaderPathWarmUp {
    * an idle core here, on the old leader, while the writes it refused waited for the refusal: in
    * a planned stop on two busy cores the other members' writes got their refusal 150–170 ms after
    * sending them (load-tests/RESULTS.md, "Losing the leader: the pause read apart from the
-   * writers' cold start").
-   * The throwaway group below never refuses a write while stepping down.
+   * writers' cold start"). The throwaway group below never refuses a write while stepping down.
    */
   static List<Class<? extends Throwable>> decodeRefusals() {
     RaftGroupMemberId member = RaftGroupMemberId.valueOf(RaftPeerId.valueOf(PEER_PREFIX + "0"),

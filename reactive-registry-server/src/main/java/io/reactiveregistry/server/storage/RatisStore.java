@@ -573,8 +573,7 @@ public final class RatisStore implements Storage {
       // Asked of this node's own server, not through a client: Ratis's Netty transport answers each
       // request on the event loop that read it, blocking until it is done, so a transfer asked over
       // the Raft port would hold that loop for the whole hand-over, and with it the other members'
-      // forwarded writes sharing it, which could not even be refused until it ended (one more
-      // round of their retries, 80-100 ms here, after the new leader was serving).
+      // forwarded writes on connections sharing it, which could not even be refused until it ended.
       RaftClientReply reply = server.transferLeadershipAsync(new TransferLeadershipRequest(clientId,
               RaftPeerId.valueOf(cluster().nodeId()), GROUP_ID, callIds.incrementAndGet(),
               RaftPeerId.valueOf(next.get().id()), timeout.toMillis()))
