@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -62,6 +63,8 @@ public final class PeerLink implements Disposable {
   private final String version;
   private final LongConsumer lagMillis;
   private final Runnable repaired;
+  /** Told the peer's id when its stream comes back from a new run of the peer (a restart). */
+  private final Consumer<String> restarted;
   /** How this node reaches its peers: TLS and a token when the cluster's members need them. */
   private final PeerAccess access;
   private final Tracing tracing;
@@ -84,8 +87,9 @@ public final class PeerLink implements Disposable {
 
   public PeerLink(String self, ClusterConfig.Member peer, RegistryRuntime runtime, Duration grace, Scheduler timer,
       InstantSource clock, String version, LongConsumer lagMillis, Runnable repaired, PeerAccess access,
-      Tracing tracing) {
+      Tracing tracing, Consumer<String> restarted) {
     this.tracing = tracing;
+    this.restarted = restarted;
     this.repaired = repaired;
     this.access = access;
     this.self = self;
@@ -214,8 +218,13 @@ public final class PeerLink implements Disposable {
     runtime.execute(new Command.ApplyReplica(peer.id(), List.copyOf(snapshot), true, keptUntil));
     log.info("replicating from {}: {} instances (epoch {})", peer.id(), snapshot.size(), epoch);
     snapshot.clear();
+    // Each run of a node streams under an epoch of its own: a new one after an earlier one is a restart.
+    boolean restart = this.epoch != 0 && this.epoch != epoch;
     this.epoch = epoch;
     connected = true;
+    if (restart) {
+      restarted.accept(peer.id());
+    }
     if (graceTimer != null) {
       graceTimer.dispose();
       graceTimer = null;

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
@@ -97,7 +98,7 @@ public final class Replication implements Disposable {
 
   public Replication(String self, Membership membership, RegistryRuntime runtime, Settings settings,
       ServerMeters meters, InstantSource clock, String version, Scheduler scheduler, PeerAccess access,
-      Tracing tracing) {
+      Tracing tracing, Consumer<String> peerRestarted) {
     this.self = self;
     this.zone = settings.zone();
     this.runtime = runtime;
@@ -118,7 +119,8 @@ public final class Replication implements Disposable {
         .register(meters.registry());
     Function<ClusterConfig.Member, PeerLink> linkTo = member -> {
       PeerLink started = new PeerLink(self, member, runtime, settings.grace(), scheduler, clock, version,
-          millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment, access, tracing).start();
+          millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment, access, tracing,
+          peerRestarted).start();
       meters.gauge("registry.replication.peer.copies", "instances held as copies of one peer's claims",
           () -> runtime.read(reads -> reads.replicaCopies(member.id())), "node", member.id());
       return started;

@@ -46,6 +46,9 @@ public interface Storage extends DurableStore, AutoCloseable {
     return null;
   }
 
+  /** A peer of this cluster member runs anew (it restarted): its old connections are closed. */
+  default void peerRestarted(String peer) {}
+
   /** What failed beyond repair without a restart; null while nothing has. */
   @Nullable String failureDescription();
 
