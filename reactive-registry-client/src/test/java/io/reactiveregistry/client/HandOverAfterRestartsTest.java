@@ -3,12 +3,9 @@ package io.reactiveregistry.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.reactiveregistry.protocol.message.ClusterInfo;
-import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
-import io.reactiveregistry.server.e2e.WireClient;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.storage.RatisStore;
 import java.nio.file.Path;
@@ -87,13 +84,6 @@ class HandOverAfterRestartsTest {
   private static void restart(List<RegistryServer> nodes, TestCluster cluster, int n) {
     nodes.get(n - 1).disposeNow(WAIT);
     nodes.set(n - 1, RegistryServer.start(member(cluster, n)).block(WAIT));
-    await().atMost(WAIT).until(() -> nodes.stream().allMatch(HandOverAfterRestartsTest::streamsFromAll));
-  }
-
-  private static boolean streamsFromAll(RegistryServer node) {
-    try (WireClient ops = WireClient.connect(node.tcpPort(), "ops")) {
-      List<ClusterInfo.Peer> peers = ops.call("server.info", "{}", ServerInfo.class).cluster().replication();
-      return peers.size() == 2 && peers.stream().allMatch(ClusterInfo.Peer::connected);
-    }
+    await().atMost(WAIT).until(() -> nodes.stream().allMatch(node -> TestCluster.streamsFromAll(node.tcpPort())));
   }
 }

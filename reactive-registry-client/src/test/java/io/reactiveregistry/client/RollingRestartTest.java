@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.reactiveregistry.protocol.Protocol;
-import io.reactiveregistry.protocol.message.ClusterInfo;
 import io.reactiveregistry.protocol.message.InstanceBody;
-import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
@@ -92,7 +90,7 @@ class RollingRestartTest {
         await().atMost(WAIT).untilAsserted(() -> assertThat(instancesOn(back)).isEqualTo(APPS));
         // As the README's procedure (and cluster.sh rolling-restart) has it: the next member stops
         // only once every member follows every other's stream again.
-        await().atMost(WAIT).until(() -> ports.subList(0, 3).stream().allMatch(RollingRestartTest::streamsFromAll));
+        await().atMost(WAIT).until(() -> ports.subList(0, 3).stream().allMatch(TestCluster::streamsFromAll));
         watches.forEach(Disposable::dispose);
         watches.clear();
         // Checked each round, while the members that pushed a removal still keep its history (a
@@ -148,14 +146,6 @@ class RollingRestartTest {
       }
     }
     return history.toString();
-  }
-
-  /** The member on {@code port} follows both its peers' streams. */
-  private static boolean streamsFromAll(int port) {
-    try (WireClient ops = WireClient.connect(port, "ops")) {
-      List<ClusterInfo.Peer> peers = ops.call("server.info", "{}", ServerInfo.class).cluster().replication();
-      return peers.size() == 2 && peers.stream().allMatch(ClusterInfo.Peer::connected);
-    }
   }
 
   /** How many of the apps are connected to the member on {@code port}. */

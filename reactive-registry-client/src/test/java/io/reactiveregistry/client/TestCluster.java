@@ -1,10 +1,13 @@
 package io.reactiveregistry.client;
 
+import io.reactiveregistry.protocol.message.ClusterInfo;
+import io.reactiveregistry.protocol.message.ServerInfo;
 import io.reactiveregistry.server.RegistryServer;
 import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.cluster.ClusterConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.e2e.MemberPorts;
+import io.reactiveregistry.server.e2e.WireClient;
 import io.reactiveregistry.server.nacos.NacosDoor;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.storage.StorageConfig;
@@ -44,6 +47,17 @@ final class TestCluster {
         .withStorage(new StorageConfig(dir.resolve("n" + n), 0, 10_000, 10_000)
             .withCluster(ClusterConfig.parse("n" + n, members))
             .withLeaderWarmUp(false)); // three throwaway groups more in this JVM would only cost CPU here
+  }
+
+  /**
+   * Whether the member on RSocket port {@code port} follows both other members' replication
+   * streams, as a rolling restart awaits before it stops the next member.
+   */
+  static boolean streamsFromAll(int port) {
+    try (WireClient ops = WireClient.connect(port, "ops")) {
+      List<ClusterInfo.Peer> peers = ops.call("server.info", "{}", ServerInfo.class).cluster().replication();
+      return peers.size() == 2 && peers.stream().allMatch(ClusterInfo.Peer::connected);
+    }
   }
 
   /** Starts the three members, {@code config} giving member n's configuration; in order n1, n2, n3. */
