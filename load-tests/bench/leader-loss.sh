@@ -37,7 +37,8 @@ lose() { # $1: kill, stop or none (the leader stays)
   others=$(for n in n1 n2 n3; do if [ "$n" != "$old" ]; then echo "tcp://127.0.0.1:$(( 7070 + (${n#n} - 1) * 100 ))"; fi; done | paste -sd,)
   rm -rf target-bench-loss-reports
   java -jar load-tests/target/load-tests.jar RegistrationStorm --users 10 --instances 300 --concurrency 1 \
-    --persistent 1 --service "loss-$1-$RANDOM" --target "$others" --reports-dir target-bench-loss-reports \
+    --persistent 1 --service "loss-$1-$RANDOM" --metadata '"health.check.enabled":"false"' \
+    --target "$others" --reports-dir target-bench-loss-reports \
     > target-bench-loss.log 2>&1 &
   writers=$!
   # The leader goes once the writers are writing: on a busy machine their JVM takes seconds to

@@ -57,8 +57,16 @@ public final class Steps {
 
   /** As above; persistent instances stay after the connection closes and are health-checked by the server. */
   public static Step register(String service, int count, int concurrency, boolean ephemeral) {
+    return register(service, count, concurrency, ephemeral, "");
+  }
+
+  /**
+   * As above, each instance with {@code metadata}: the members of a JSON object, without its
+   * braces ({@code "health.check.enabled":"false"}), or empty for none.
+   */
+  public static Step register(String service, int count, int concurrency, boolean ephemeral, String metadata) {
     return user -> Flux.range(0, count)
-        .flatMap(i -> registerOne(user, service, 10_000 + i, "", ephemeral), concurrency)
+        .flatMap(i -> registerOne(user, service, 10_000 + i, metadata, ephemeral), concurrency)
         .then();
   }
 

@@ -104,8 +104,9 @@ public final class BuiltIn {
     Duration hold = p.millis("hold-ms", 0);
     boolean persistent = p.integer("persistent", 0) == 1;
     String service = p.text("service", persistent ? "storm-persistent" : "storm");
+    String metadata = p.text("metadata", "");
     return Simulation.named("RegistrationStorm")
-        .setUp(scenario("deploy").exec(connect()).exec(register(service, instances, concurrency, !persistent))
+        .setUp(scenario("deploy").exec(connect()).exec(register(service, instances, concurrency, !persistent, metadata))
             .exec(pause(hold))
             .inject(atOnceUsers(users)))
         .maxDuration(p.millis("max-duration-ms", 300_000))
