@@ -8,6 +8,8 @@ import io.reactiveregistry.server.ServerConfig;
 import io.reactiveregistry.server.core.HeartbeatTimings;
 import io.reactiveregistry.server.replication.Replication;
 import io.reactiveregistry.server.storage.RatisStore;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +19,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Leadership handed over right after a rolling restart, to the member that did not restart: its
+ * A member's Raft connections to its peers, ready before it stands for election. Ratis opens a
+ * connection to a peer only when it first sends it something, and a follower sends nothing until
+ * an election: opened then, in the middle of a planned stop's hand-over, they cost each vote
+ * tens of milliseconds. Each member connects to every peer once it sees the peer up.
+ *
+ * <p>Leadership handed over right after a rolling restart, to the member that did not restart: its
  * peers are new runs, and it has sent them nothing since they restarted (a follower sends its
  * peers nothing until it stands for election). Its connections to them from before were closed by
  * their stops; unless it drops them when it sees the peers back, every vote it asks for fails on
@@ -40,6 +47,11 @@ class HandOverAfterRestartsTest {
       handOver(nodes, 1);
       // n2 restarts; n1 hands over to n2 and restarts: both of n3's peers are new runs.
       restart(nodes, cluster, 2);
+      // The restarted follower's Raft port has both peers connected: the leader's appender, and
+      // n3, which has sent it nothing since (it closed its old connection, and opened a new one).
+      int raftPort = cluster.ports.get(4);
+      await().atMost(WAIT).untilAsserted(() -> assertThat(connectionsTo(raftPort))
+          .as("established connections to n2's Raft port %d", raftPort).isGreaterThanOrEqualTo(2));
       handOver(nodes, 2);
       restart(nodes, cluster, 1);
       long term = storage(nodes, 3).status().term();
@@ -53,6 +65,22 @@ class HandOverAfterRestartsTest {
         node.disposeNow(Duration.ofSeconds(10));
       }
     }
+  }
+
+  /** Established TCP connections to {@code port}, as this machine's kernel lists them. */
+  private static long connectionsTo(int port) throws IOException {
+    String remotePort = String.format(":%04X", port);
+    long established = 0;
+    for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+      List<String> lines = Files.readAllLines(Path.of(table));
+      for (String line : lines.subList(1, lines.size())) { // sl local_address rem_address st ...
+        String[] fields = line.trim().split("\\s+");
+        if (fields[2].endsWith(remotePort) && "01".equals(fields[3])) {
+          established++;
+        }
+      }
+    }
+    return established;
   }
 
   private static ServerConfig member(TestCluster cluster, int n) {

@@ -221,7 +221,7 @@ public final class RegistryServer implements Disposable {
       // Who the members are: as the group commits them (a cluster's log), else fixed.
       Membership membership = storage instanceof RatisStore log ? log.membership() : Membership.of(cluster);
       Replication replication = new Replication(nodeId, membership, runtime, config.replication(), serverMeters, clock,
-          version(), Schedulers.parallel(), PeerAccess.of(config.security()), tracing, storage::peerRestarted);
+          version(), Schedulers.parallel(), PeerAccess.of(config.security()), tracing, storage::peerConnected);
       if (cluster.clustered() && config.security().credentials() && config.security().peerTokenFile() == null) {
         log.warn("every request here needs a token, and so do the peers' (they share the settings): give "
             + "--peer-token-file (a token with admin on every namespace), or ephemeral instances are not replicated "

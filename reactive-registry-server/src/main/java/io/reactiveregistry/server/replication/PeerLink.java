@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -63,8 +62,8 @@ public final class PeerLink implements Disposable {
   private final String version;
   private final LongConsumer lagMillis;
   private final Runnable repaired;
-  /** Told the peer's id when its stream comes back from a new run of the peer (a restart). */
-  private final Consumer<String> restarted;
+  /** Told each time the peer's stream is up, and whether from a new run of the peer (a restart). */
+  private final PeerRuns runs;
   /** How this node reaches its peers: TLS and a token when the cluster's members need them. */
   private final PeerAccess access;
   private final Tracing tracing;
@@ -87,9 +86,9 @@ public final class PeerLink implements Disposable {
 
   public PeerLink(String self, ClusterConfig.Member peer, RegistryRuntime runtime, Duration grace, Scheduler timer,
       InstantSource clock, String version, LongConsumer lagMillis, Runnable repaired, PeerAccess access,
-      Tracing tracing, Consumer<String> restarted) {
+      Tracing tracing, PeerRuns runs) {
     this.tracing = tracing;
-    this.restarted = restarted;
+    this.runs = runs;
     this.repaired = repaired;
     this.access = access;
     this.self = self;
@@ -222,9 +221,7 @@ public final class PeerLink implements Disposable {
     boolean restart = this.epoch != 0 && this.epoch != epoch;
     this.epoch = epoch;
     connected = true;
-    if (restart) {
-      restarted.accept(peer.id());
-    }
+    runs.connected(peer.id(), restart);
     if (graceTimer != null) {
       graceTimer.dispose();
       graceTimer = null;

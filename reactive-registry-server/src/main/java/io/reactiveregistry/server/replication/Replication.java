@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
@@ -98,7 +97,7 @@ public final class Replication implements Disposable {
 
   public Replication(String self, Membership membership, RegistryRuntime runtime, Settings settings,
       ServerMeters meters, InstantSource clock, String version, Scheduler scheduler, PeerAccess access,
-      Tracing tracing, Consumer<String> peerRestarted) {
+      Tracing tracing, PeerRuns peerRuns) {
     this.self = self;
     this.zone = settings.zone();
     this.runtime = runtime;
@@ -120,7 +119,7 @@ public final class Replication implements Disposable {
     Function<ClusterConfig.Member, PeerLink> linkTo = member -> {
       PeerLink started = new PeerLink(self, member, runtime, settings.grace(), scheduler, clock, version,
           millis -> lag.record(millis, TimeUnit.MILLISECONDS), repairs::increment, access, tracing,
-          peerRestarted).start();
+          peerRuns).start();
       meters.gauge("registry.replication.peer.copies", "instances held as copies of one peer's claims",
           () -> runtime.read(reads -> reads.replicaCopies(member.id())), "node", member.id());
       return started;

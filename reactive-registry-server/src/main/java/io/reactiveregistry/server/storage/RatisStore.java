@@ -50,6 +50,8 @@ import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.RaftServerRpc;
+import org.apache.ratis.server.RaftServerRpcWithProxy;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.SizeInBytes;
@@ -595,27 +597,36 @@ public final class RatisStore implements Storage {
   }
 
   /**
-   * Drops this node's Raft connection to a peer that restarted, so that the next request to it
-   * connects afresh. Ratis's Netty proxy learns that a connection was closed only by failing a
-   * request on it, and a follower sends its peers nothing until it stands for election: told to
-   * by a planned stop's hand-over, every vote it asked for failed on connections its restarted
-   * peers had closed, and the group waited an election timeout with no leader (a planned stop
-   * paused writes 1.1-1.3 s instead of about 0.3; load-tests/RESULTS.md, "The 1.1 s hand-overs").
-   * A leader's own traffic finds a closed connection within a heartbeat, so it is left alone.
-   * Closing the old connection may wait: done off the caller's thread.
+   * Keeps this node's Raft connection to a peer ready for an election. Ratis's Netty transport
+   * connects to a peer (and starts the event loops of its connections) only when it first sends
+   * it something, and a follower sends its peers nothing until it stands for election: a planned
+   * stop's transferee connected to both voters in the middle of the hand-over, which cost its
+   * votes 40-55 ms each (load-tests/RESULTS.md, "The planned stop without the bench's health checks").
+   * A peer that restarted closed the old connection, and Ratis's proxy learns of that only by
+   * failing a request on it: every vote a transferee asked for failed on such connections, and
+   * the group waited an election timeout with no leader (a planned stop paused writes 1.1-1.3 s
+   * instead of about 0.3; "The 1.1 s hand-overs"), so a non-leader drops it first. A leader's own
+   * traffic finds a closed connection within a heartbeat, so its connections are left alone.
+   * Connecting may wait: done off the caller's thread.
    */
   @Override
-  public void peerRestarted(String peer) {
-    if (client == null || leader.leading() || cluster().member(peer).isEmpty()) {
+  public void peerConnected(String peer, boolean restarted) {
+    if (client == null || cluster().member(peer).isEmpty()) {
       return;
     }
     Schedulers.boundedElastic().schedule(() -> {
+      RaftPeerId id = RaftPeerId.valueOf(peer);
+      RaftServerRpc rpc = server.getServerRpc();
       try {
-        server.getServerRpc().handleException(RaftPeerId.valueOf(peer),
-            new IOException(peer + " restarted: its earlier connections are closed"), true);
-        log.debug("Raft connection to {} reset: it restarted", peer);
-      } catch (RuntimeException e) {
-        log.debug("resetting the Raft connection to {}", peer, e);
+        if (restarted && !leader.leading()) {
+          rpc.handleException(id, new IOException(peer + " restarted: its earlier connections are closed"), true);
+          log.debug("Raft connection to {} reset: it restarted", peer);
+        }
+        if (rpc instanceof RaftServerRpcWithProxy<?, ?> proxies) {
+          proxies.getProxies().getProxy(id); // connects, unless connected
+        }
+      } catch (IOException | RuntimeException e) {
+        log.debug("connecting to {}'s Raft port ahead of an election", peer, e);
       }
     });
   }

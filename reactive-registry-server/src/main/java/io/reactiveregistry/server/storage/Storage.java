@@ -46,8 +46,11 @@ public interface Storage extends DurableStore, AutoCloseable {
     return null;
   }
 
-  /** A peer of this cluster member runs anew (it restarted): its old connections are closed. */
-  default void peerRestarted(String peer) {}
+  /**
+   * A peer of this cluster member is up (its replication stream is); {@code restarted} when it
+   * runs anew, its old connections closed.
+   */
+  default void peerConnected(String peer, boolean restarted) {}
 
   /** What failed beyond repair without a restart; null while nothing has. */
   @Nullable String failureDescription();
