@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # How long durable writes pause when the leader goes, seen from outside: writers on the two other
-# members register persistent instances one at a time (10 connections), and the longest
-# registration is the pause (it spans the leader's loss). Two ways to lose it, each three times:
+# members register persistent instances one at a time (10 connections; their checks off: nothing
+# listens on their addresses, and 3,000 failing checks a round would commit 3,000 health verdicts
+# beside the writes), and the longest registration is the pause (it spans the leader's loss). Two ways to lose it, each three times:
 #   unplanned  kill -9 of the leader: the others elect one after the election timeout;
 #   planned    SIGTERM of the leader: it hands leadership over first (no election);
 # and, to compare with, a round in which nothing happens (the writers' own longest registration).
@@ -37,7 +38,7 @@ lose() { # $1: kill, stop or none (the leader stays)
   others=$(for n in n1 n2 n3; do if [ "$n" != "$old" ]; then echo "tcp://127.0.0.1:$(( 7070 + (${n#n} - 1) * 100 ))"; fi; done | paste -sd,)
   rm -rf target-bench-loss-reports
   java -jar load-tests/target/load-tests.jar RegistrationStorm --users 10 --instances 300 --concurrency 1 \
-    --persistent 1 --service "loss-$1-$RANDOM" --metadata '"health.check.enabled":"false"' \
+    --persistent 1 --service "loss-$1-$RANDOM" --metadata '"health.check.enabled":"false"' --pace-ms "${PACE_MS:-0}" \
     --target "$others" --reports-dir target-bench-loss-reports \
     > target-bench-loss.log 2>&1 &
   writers=$!
@@ -64,7 +65,9 @@ lose() { # $1: kill, stop or none (the leader stays)
   sleep 3
 }
 
-# KINDS="stop none" ROUNDS=5 load-tests/bench/leader-loss.sh: other rounds (default: three of each)
+# KINDS="stop none" ROUNDS=5 load-tests/bench/leader-loss.sh: other rounds (default: three of each);
+# PACE_MS=50: each writer waits that long after each answer (a steady load the members keep up
+# with; by default they write as fast as answers come, which keeps both cores busy)
 for _ in $(seq 1 "${ROUNDS:-3}"); do
   for kind in ${KINDS:-kill stop none}; do
     lose "$kind"

@@ -19,6 +19,9 @@ import io.rsocket.util.DefaultPayload;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,6 +94,25 @@ class SimulationsTest {
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     ConsoleReport.print(result, new PrintStream(console, true, StandardCharsets.UTF_8));
     assertThat(console.toString(StandardCharsets.UTF_8)).contains("register").contains("3 passed, 0 failed");
+  }
+
+  @Test
+  void aPacedPersistentStormRegistersWithTheGivenMetadataAndWaitsBetweenAnswers() throws Exception {
+    long started = System.nanoTime();
+    RunResult result = run("RegistrationStorm", "users", "2", "instances", "5", "concurrency", "1",
+        "persistent", "1", "service", "paced", "metadata", "\"health.check.enabled\":\"false\"", "pace-ms", "250");
+    long tookMs = (System.nanoTime() - started) / 1_000_000;
+
+    assertThat(stats(result, "register").ok()).isEqualTo(10);
+    // Five registrations one after another on each connection, 250 ms after each answer.
+    assertThat(tookMs).as("the run's length").isGreaterThanOrEqualTo(1_000);
+    assertThat(stats(result, "register").maxUs()).as("a registration's time leaves the wait out").isLessThan(250_000);
+    HttpResponse<String> view = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+        "http://127.0.0.1:" + server.httpPort() + "/api/v1/services/public/DEFAULT_GROUP/paced")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(view.body()).contains("\"ephemeral\":false");
+    assertThat(view.body().split("\"health.check.enabled\":\"false\"", -1)).as("instances with the metadata")
+        .hasSize(11);
   }
 
   @Test

@@ -65,8 +65,19 @@ public final class Steps {
    * braces ({@code "health.check.enabled":"false"}), or empty for none.
    */
   public static Step register(String service, int count, int concurrency, boolean ephemeral, String metadata) {
+    return register(service, count, concurrency, ephemeral, metadata, Duration.ZERO);
+  }
+
+  /**
+   * As above, each of the {@code concurrency} slots waiting {@code pace} after each answer before
+   * its next registration: a steady load below what the server can take, where zero sends as fast
+   * as answers come. The wait is not part of a registration's time.
+   */
+  public static Step register(String service, int count, int concurrency, boolean ephemeral, String metadata,
+      Duration pace) {
+    Mono<Void> between = pace.isZero() ? Mono.empty() : Mono.delay(pace).then();
     return user -> Flux.range(0, count)
-        .flatMap(i -> registerOne(user, service, 10_000 + i, metadata, ephemeral), concurrency)
+        .flatMap(i -> registerOne(user, service, 10_000 + i, metadata, ephemeral).then(between), concurrency)
         .then();
   }
 

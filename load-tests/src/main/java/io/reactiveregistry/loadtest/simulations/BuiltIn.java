@@ -105,8 +105,10 @@ public final class BuiltIn {
     boolean persistent = p.integer("persistent", 0) == 1;
     String service = p.text("service", persistent ? "storm-persistent" : "storm");
     String metadata = p.text("metadata", "");
+    Duration pace = p.millis("pace-ms", 0);
     return Simulation.named("RegistrationStorm")
-        .setUp(scenario("deploy").exec(connect()).exec(register(service, instances, concurrency, !persistent, metadata))
+        .setUp(scenario("deploy").exec(connect())
+            .exec(register(service, instances, concurrency, !persistent, metadata, pace))
             .exec(pause(hold))
             .inject(atOnceUsers(users)))
         .maxDuration(p.millis("max-duration-ms", 300_000))
