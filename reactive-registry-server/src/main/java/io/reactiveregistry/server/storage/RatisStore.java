@@ -601,7 +601,7 @@ public final class RatisStore implements Storage {
    * connects to a peer (and starts the event loops of its connections) only when it first sends
    * it something, and a follower sends its peers nothing until it stands for election: a planned
    * stop's transferee connected to both voters in the middle of the hand-over, which cost its
-   * votes 40-55 ms each (load-tests/RESULTS.md, "The planned stop without the bench's health checks").
+   * votes 37-54 ms each (load-tests/RESULTS.md, "The planned stop without the bench's failing checks").
    * A peer that restarted closed the old connection, and Ratis's proxy learns of that only by
    * failing a request on it: every vote a transferee asked for failed on such connections, and
    * the group waited an election timeout with no leader (a planned stop paused writes 1.1-1.3 s
