@@ -83,15 +83,23 @@ final class DurableState {
     return values.size();
   }
 
-  /** Writes the state to {@code file} and forces it to disk: a header line, then one line per value. */
-  synchronized void writeTo(Path file) throws IOException {
+  /** Writes the state to {@code file} and forces it to disk (see {@link #write}). */
+  void writeTo(Path file) throws IOException {
+    write(copy(), file);
+  }
+
+  /**
+   * Writes {@code copy} to {@code file} and forces it to disk: a header line, then one line per
+   * value. Written from a copy, so that neither the values' readers nor their writer wait for the disk.
+   */
+  static void write(Copy copy, Path file) throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING);
         Writer writer = new BufferedWriter(new OutputStreamWriter(Channels.newOutputStream(channel),
             StandardCharsets.UTF_8), 1 << 16)) {
-      writer.write(ChangeCodec.encodeLine(new Header(FORMAT, revision, values.size())));
+      writer.write(ChangeCodec.encodeLine(new Header(FORMAT, copy.revision(), copy.values().size())));
       writer.write('\n');
-      for (DurableChange value : values.values()) {
+      for (DurableChange value : copy.values()) {
         writer.write(ChangeCodec.encodeLine(ChangeCodec.stored(value)));
         writer.write('\n');
       }

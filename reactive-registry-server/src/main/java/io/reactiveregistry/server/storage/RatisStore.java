@@ -23,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -183,6 +184,12 @@ public final class RatisStore implements Storage {
    * when {@code tls} is given (see {@link RaftTransport}). Blocking: file I/O.
    */
   public static RatisStore open(StorageConfig config, @Nullable TlsFiles tls) throws IOException {
+    return open(config, tls, null);
+  }
+
+  /** As above, the snapshots written by {@code snapshotWriter} (null: a thread of the store's own). */
+  static RatisStore open(StorageConfig config, @Nullable TlsFiles tls, @Nullable Executor snapshotWriter)
+      throws IOException {
     long openedAtNanos = System.nanoTime();
     Files.createDirectories(config.dataDir());
     Path groupDirectory = config.dataDir().resolve(GROUP_ID.getUuid().toString());
@@ -251,7 +258,7 @@ public final class RatisStore implements Storage {
     LeaderWatch leader = new LeaderWatch(selfId.toString());
     RegistryStateMachine stateMachine = new RegistryStateMachine(origin, cause -> failed(failure, cause),
         leader::changed, seed, !cluster.clustered() ? peers -> { } : peers -> committed(config.dataDir(), membership,
-            peers));
+            peers), snapshotWriter);
     RaftServer server = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(group)

@@ -14,6 +14,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -35,6 +41,7 @@ import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +70,14 @@ final class RegistryStateMachine extends BaseStateMachine {
   private final BackupFile.Contents seed;
   /** Consistent reads waiting for this member to apply an index, by index (guarded by this). */
   private final TreeMap<Long, List<CompletableFuture<Void>>> appliedWaiters = new TreeMap<>();
+  /** Writes snapshots off Ratis's apply thread (see {@link #takeSnapshot}). */
+  private final Executor snapshotWriter;
+  /** The thread behind {@code snapshotWriter} when this state machine made it; null when given one. */
+  private final @Nullable ExecutorService ownSnapshotWriter;
+  /** The snapshot being written; read and replaced on Ratis's apply thread only. */
+  private CompletableFuture<Void> writing = CompletableFuture.completedFuture(null);
+  /** The newest snapshot index takeSnapshot returned to Ratis. */
+  private long handedOver = -1;
 
   /**
    * @param origin what this process writes in its entries, to know them again when applied
@@ -79,6 +94,18 @@ final class RegistryStateMachine extends BaseStateMachine {
    */
   RegistryStateMachine(String origin, Consumer<Throwable> onLogFailed, Consumer<String> onLeaderChanged,
       BackupFile.Contents seed, Consumer<List<RaftPeer>> onMembership) {
+    this(origin, onLogFailed, onLeaderChanged, seed, onMembership, null);
+  }
+
+  /** As above; {@code snapshotWriter} writes the snapshots (null: a thread of this state machine's own). */
+  RegistryStateMachine(String origin, Consumer<Throwable> onLogFailed, Consumer<String> onLeaderChanged,
+      BackupFile.Contents seed, Consumer<List<RaftPeer>> onMembership, @Nullable Executor snapshotWriter) {
+    this.ownSnapshotWriter = snapshotWriter != null ? null : Executors.newSingleThreadExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "registry-snapshot-writer");
+      thread.setDaemon(true);
+      return thread;
+    });
+    this.snapshotWriter = snapshotWriter != null ? snapshotWriter : ownSnapshotWriter;
     this.seed = seed;
     this.onMembership = onMembership;
     this.origin = origin;
@@ -189,7 +216,7 @@ final class RegistryStateMachine extends BaseStateMachine {
   private void seed() throws IOException {
     state.replace(seed.values(), seed.revision());
     setLastAppliedTermIndex(TermIndex.valueOf(0, 0));
-    writeSnapshot(TermIndex.valueOf(0, 0));
+    writeSnapshot(TermIndex.valueOf(0, 0), state.copy());
     log.info("restored {} durable values at revision {} from a backup", seed.values().size(), seed.revision());
   }
 
@@ -271,29 +298,73 @@ final class RegistryStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Writes the state as of the last applied entry. Ratis calls this on its apply thread, so no
-   * entry is applied meanwhile. Written to a temporary file, forced, then renamed: a crash leaves
-   * either the old snapshot or the new one, never half of one.
+   * Starts writing the state as of the last applied entry, and returns the index of the newest
+   * snapshot already complete (Ratis purges the log up to it; -1 while there is none). Ratis calls
+   * this on its apply thread, which applies nothing until it returns: writing there paused every
+   * write's commit for the whole snapshot (about 130 ms for 18,000 values on two busy cores, and in
+   * proportion beyond), so only the copy of the values is taken there, and a thread of its own
+   * encodes and forces it. Ratis asks again with each applied batch while the log is longer than
+   * the threshold: told of the snapshot once it is complete, it purges the log and stops asking.
+   * Written to a temporary file, forced, then renamed: a crash leaves either the old snapshot or
+   * the new one, never half of one, and the log still holds everything after the old one.
    */
   @Override
-  public long takeSnapshot() throws IOException {
+  public long takeSnapshot() {
     TermIndex last = getLastAppliedTermIndex();
     if (last == null || last.getIndex() < 0) {
       return -1;
     }
-    writeSnapshot(last);
-    return last.getIndex();
+    long complete = newestSnapshotIndex();
+    if (!writing.isDone() || complete > handedOver) {
+      handedOver = Math.max(handedOver, complete);
+      return complete;
+    }
+    DurableState.Copy copy = state.copy();
+    writing = CompletableFuture.runAsync(() -> {
+      try {
+        writeSnapshot(last, copy);
+      } catch (IOException | RuntimeException e) {
+        log.error("the snapshot at log index {} was not written; the log keeps the entries since the last one, "
+            + "and the next is tried after the next applied entry", last.getIndex(), e);
+      }
+    }, snapshotWriter);
+    return complete;
   }
 
-  private void writeSnapshot(TermIndex last) throws IOException {
+  private long newestSnapshotIndex() {
+    SingleFileSnapshotInfo newest = storage.getLatestSnapshot();
+    return newest == null ? -1 : newest.getIndex();
+  }
+
+  /** Waits for a snapshot being written (a stop's), then lets its thread go. */
+  @Override
+  public void close() throws IOException {
+    try {
+      writing.get(1, TimeUnit.MINUTES);
+    } catch (TimeoutException e) {
+      log.warn("a snapshot was still being written after a minute; the log keeps the entries it would cover");
+    } catch (ExecutionException e) {
+      log.debug("the last snapshot failed", e); // said when it did
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (ownSnapshotWriter != null) {
+      ownSnapshotWriter.shutdown();
+    }
+    super.close();
+  }
+
+  private void writeSnapshot(TermIndex last, DurableState.Copy copy) throws IOException {
+    long start = System.nanoTime();
     File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
     Path temporary = file.toPath().resolveSibling(file.getName() + ".writing");
-    state.writeTo(temporary);
+    DurableState.write(copy, temporary);
     Files.move(temporary, file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     forceDirectory(file.toPath().getParent()); // the rename itself must be durable before the log is purged
     MD5Hash digest = MD5FileUtil.computeAndSaveMd5ForFile(file);
     storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last));
-    log.info("snapshot of {} durable values at log index {}", state.size(), last.getIndex());
+    log.info("snapshot of {} durable values at log index {} written in {} ms", copy.values().size(), last.getIndex(),
+        (System.nanoTime() - start) / 1_000_000);
   }
 
   @Override

@@ -19,9 +19,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,6 +91,58 @@ class RatisStoreTest {
       Storage.Restored restored = store.restored(RESTORE).block();
       assertThat(restored.values()).hasSize(instances + 1);
       assertThat(restored.revision()).isEqualTo(instances + 1);
+    }
+  }
+
+  /**
+   * Ratis asks for a snapshot on the thread that applies committed entries, and writing it there
+   * held up every commit for as long as the disk took; the snapshot is written on a thread of its
+   * own, from a copy, one at a time.
+   */
+  @Test
+  void writesCommitWhileASnapshotIsBeingWrittenAndItIsRestoredWithTheEntriesAfterIt() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    List<Thread> snapshotWrites = new CopyOnWriteArrayList<>();
+    Executor held = task -> {
+      Thread thread = new Thread(() -> {
+        try {
+          release.await();
+          task.run();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "held-snapshot-writer");
+      snapshotWrites.add(thread);
+      thread.start();
+    };
+    int instances = 40;
+    try (RatisStore store = RatisStore.open(new StorageConfig(dir, 0, 5, 10_000), null, held)) {
+      store.restored(RESTORE).block();
+      try {
+        for (int i = 0; i < instances; i++) { // each its own entry: a snapshot is due after five
+          store.append(List.of(new InstanceSaved(db, instance("127.0.3." + i, 3000 + i))), 1 + i)
+              .get(10, TimeUnit.SECONDS);
+        }
+        assertThat(snapshotWrites).as("snapshot writes started while one was held").hasSize(1);
+        assertThat(snapshotFiles()).as("snapshots written while held").isEmpty();
+      } finally {
+        release.countDown();
+      }
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !snapshotFiles().isEmpty());
+      store.append(List.of(new InstanceSaved(db, instance("127.0.4.1", 4000))), instances + 1)
+          .get(10, TimeUnit.SECONDS);
+    }
+    try (RatisStore store = open(5)) {
+      Storage.Restored restored = store.restored(RESTORE).block();
+      assertThat(restored.values()).hasSize(instances + 1);
+      assertThat(restored.revision()).isEqualTo(instances + 1);
+    }
+  }
+
+  private List<String> snapshotFiles() throws Exception {
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.map(path -> path.getFileName().toString()).filter(name -> name.matches("snapshot\\.\\d+_\\d+"))
+          .toList();
     }
   }
 
