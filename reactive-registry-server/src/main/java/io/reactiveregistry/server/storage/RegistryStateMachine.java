@@ -301,7 +301,7 @@ final class RegistryStateMachine extends BaseStateMachine {
    * Starts writing the state as of the last applied entry, and returns the index of the newest
    * snapshot already complete (Ratis purges the log up to it; -1 while there is none). Ratis calls
    * this on its apply thread, which applies nothing until it returns: writing there paused every
-   * write's commit for the whole snapshot (about 130 ms for 18,000 values on two busy cores, and in
+   * write's commit for the whole snapshot (600 ms for 86,000 values on two cores, and in
    * proportion beyond), so only the copy of the values is taken there, and a thread of its own
    * encodes and forces it. Ratis asks again with each applied batch while the log is longer than
    * the threshold: told of the snapshot once it is complete, it purges the log and stops asking.
