@@ -83,11 +83,6 @@ final class DurableState {
     return values.size();
   }
 
-  /** Writes the state to {@code file} and forces it to disk (see {@link #write}). */
-  void writeTo(Path file) throws IOException {
-    write(copy(), file);
-  }
-
   /**
    * Writes {@code copy} to {@code file} and forces it to disk: a header line, then one line per
    * value. Written from a copy, so that neither the values' readers nor their writer wait for the disk.
