@@ -21,7 +21,7 @@ for port in 17070 17080 17170 17180 12379 12380; do
     exit 1
   fi
 done
-./mvnw -q -B -o dependency:build-classpath -pl interop/etcd -Dmdep.outputFile=target/bench.classpath \
+./mvnw -q -B org.apache.maven.plugins:maven-dependency-plugin:3.9.0:build-classpath -pl interop/etcd -Dmdep.outputFile=target/bench.classpath \
   -Dmdep.includeScope=test
 etcd_cp="interop/etcd/target/test-classes:$(cat interop/etcd/target/bench.classpath)"
 generator=(java -Xmx2g -XX:TieredStopAtLevel=1)

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 if [ "${2:-both}" = floor ] || [ "${2:-both}" = all ]; then
   ./mvnw -q -B -o package -DskipTests -pl load-tests # FloorServer, the bare HTTP server
 fi
-./mvnw -q -B -o dependency:build-classpath -pl interop/eureka-netflix -Dmdep.outputFile=target/bench.classpath \
+./mvnw -q -B org.apache.maven.plugins:maven-dependency-plugin:3.9.0:build-classpath -pl interop/eureka-netflix -Dmdep.outputFile=target/bench.classpath \
   -Dmdep.includeScope=test
 CP="interop/eureka-netflix/target/test-classes:$(cat interop/eureka-netflix/target/bench.classpath)"
 exec java -Dbench.serverJvmArgs="${BENCH_SERVER_JVM_ARGS:-}" -cp "$CP" io.reactiveregistry.bench.eureka.EurekaSideBySide \

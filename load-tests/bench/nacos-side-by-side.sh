@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 ./mvnw -q -B -o install -DskipTests -N
 ./mvnw -q -B -o install -DskipTests -pl protocol,reactive-registry-bom,reactive-registry-server,reactive-registry-client -am
 ./mvnw -q -B -o test-compile -pl interop/nacos
-./mvnw -q -B -o dependency:build-classpath -pl interop/nacos -Dmdep.outputFile=target/bench.classpath \
+./mvnw -q -B org.apache.maven.plugins:maven-dependency-plugin:3.9.0:build-classpath -pl interop/nacos -Dmdep.outputFile=target/bench.classpath \
   -Dmdep.includeScope=test
 CP="$PWD/interop/nacos/target/test-classes:$(cat interop/nacos/target/bench.classpath)"
 exec java -Dbench.serverJvmArgs="${BENCH_SERVER_JVM_ARGS:-}" -Dnacos.logging.default.config.enabled=false -DJM.SNAPSHOT.PATH=interop/nacos/target/nacos-cache \

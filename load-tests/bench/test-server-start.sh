@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ./mvnw -q -B -o install -DskipTests -pl protocol,reactive-registry-bom,reactive-registry-server -am
 ./mvnw -q -B -o verify -pl system-tests -Dtest=OutOfMemoryTest -Dsurefire.failIfNoSpecifiedTests=false
-./mvnw -q -B -o dependency:build-classpath -pl system-tests -Dmdep.includeScope=test \
+./mvnw -q -B org.apache.maven.plugins:maven-dependency-plugin:3.9.0:build-classpath -pl system-tests -Dmdep.includeScope=test \
   -Dmdep.outputFile=target/start.classpath
 JARS=$(tr ':' '\n' < system-tests/target/start.classpath | grep '\.jar$' | paste -sd:)
 ARCHIVE=$(ls -td system-tests/target/server-class-archive/*/ | head -1)
