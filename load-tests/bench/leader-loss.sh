@@ -51,15 +51,20 @@ lose() { # $1: kill, stop or none (the leader stays)
   done
   sleep 1
   lost_at=$(date +%s%3N)
-  # A round whose writers were done before the loss measured nothing: said, not counted.
-  kill -0 "$writers" 2> /dev/null || echo "VOID: the writers had finished before the leader went (raise INSTANCES)"
+  # A round whose writers were done before the loss measured nothing: said instead of its figures.
+  local void=
+  kill -0 "$writers" 2> /dev/null || void=1
   [ "$1" = none ] || cluster/cluster.sh "$1" "$old" > /dev/null
   wait $writers || true
-  echo "$1 (leader $old): $(grep -E '^register' target-bench-loss.log | head -1)"
-  # The longest registration is the run's, cold start included; this splits the warm run at the
-  # loss (for "none", at the moment the leader would have gone).
-  echo "  $(java -cp load-tests/target/load-tests.jar load-tests/bench/leader-loss/PauseAroundLoss.java \
-    target-bench-loss-reports/*/register.hlog "$lost_at")"
+  if [ -n "$void" ]; then
+    echo "$1 (leader $old): VOID, the writers had finished before the leader went (raise INSTANCES)"
+  else
+    echo "$1 (leader $old): $(grep -E '^register' target-bench-loss.log | head -1)"
+    # The longest registration is the run's, cold start included; this splits the warm run at the
+    # loss (for "none", at the moment the leader would have gone).
+    echo "  $(java -cp load-tests/target/load-tests.jar load-tests/bench/leader-loss/PauseAroundLoss.java \
+      target-bench-loss-reports/*/register.hlog "$lost_at")"
+  fi
   grep -E '^FAIL|refused|did not commit' target-bench-loss.log | sort | uniq -c | head -5 || true
   rm -rf target-bench-loss.log target-bench-loss-reports
   [ "$1" = none ] && return
