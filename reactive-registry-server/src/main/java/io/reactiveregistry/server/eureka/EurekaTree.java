@@ -2,6 +2,7 @@ package io.reactiveregistry.server.eureka;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +27,12 @@ import javax.xml.stream.XMLStreamWriter;
  */
 final class EurekaTree {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * Made here, once: an {@code ObjectReader} finds its deserializer when it is made, where
+   * {@code ObjectMapper.readValue} finds it on first use, behind a lock; the first registrations,
+   * arriving at once on several event loops, waited on that lock.
+   */
+  private static final ObjectReader JSON_READER = JSON.readerFor(Object.class);
   private static final XMLInputFactory XML_IN = XMLInputFactory.newFactory();
   private static final XMLOutputFactory XML_OUT = XMLOutputFactory.newFactory();
   private static final byte[] XML_DECLARATION = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
@@ -63,7 +70,7 @@ final class EurekaTree {
   private static Document readJson(byte[] body) {
     Object parsed;
     try {
-      parsed = JSON.readValue(body, Object.class);
+      parsed = JSON_READER.readValue(body);
     } catch (java.io.IOException e) {
       String reason = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
       throw new EurekaRefusal(400, "the body is not valid JSON: " + reason);

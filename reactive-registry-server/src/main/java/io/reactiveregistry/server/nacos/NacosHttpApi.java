@@ -448,7 +448,7 @@ final class NacosHttpApi {
       }
       if (value.trim().startsWith("{")) {
         try {
-          Map<String, Object> parsed = NacosJson.MAPPER.readValue(value, Map.class);
+          Map<String, Object> parsed = NacosJson.MAP.readValue(value);
           Map<String, String> metadata = new LinkedHashMap<>();
           parsed.forEach((key, entry) -> metadata.put(key, entry == null ? "" : String.valueOf(entry)));
           return metadata;
@@ -491,7 +491,7 @@ final class NacosHttpApi {
         return instance();
       }
       try {
-        Map<String, Object> parsed = NacosJson.MAPPER.readValue(beat, Map.class);
+        Map<String, Object> parsed = NacosJson.MAP.readValue(beat);
         Object ip = parsed.get("ip");
         Object port = parsed.get("port");
         Object cluster = parsed.get("cluster");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.reactiveregistry.protocol.ErrorCode;
 import io.reactiveregistry.server.errors.WireError;
@@ -23,6 +24,13 @@ final class NacosJson {
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
       .serializationInclusion(JsonInclude.Include.NON_NULL)
       .build();
+  /**
+   * Readers made once: an {@code ObjectReader} finds its deserializer when it is made, where
+   * {@code ObjectMapper.readValue} finds it on first use behind a lock, which the first requests,
+   * arriving at once on several event loops, waited on.
+   */
+  private static final ObjectReader MESSAGE = MAPPER.readerFor(NacosMessage.class);
+  static final ObjectReader MAP = MAPPER.readerFor(Map.class);
 
   // Nacos's error codes (NacosException), those this door answers with.
   static final int INVALID_PARAM = 400;
@@ -38,7 +46,7 @@ final class NacosJson {
   private NacosJson() {}
 
   static NacosMessage read(byte[] json) throws IOException {
-    return MAPPER.readValue(json, NacosMessage.class);
+    return MESSAGE.readValue(json);
   }
 
   /** What is wrong with a body that could not be read, without Jackson's location noise. */
