@@ -127,7 +127,8 @@ public final class EurekaDoor {
     int n = path.size();
     String first = n == 0 ? "" : path.get(0);
     if (first.equals("apps") && n == 1) {
-      return only(method, HttpMethod.GET, () -> full(call));
+      allow(method, HttpMethod.GET);
+      return full(call);
     }
     if (first.equals("apps") && n == 2 && path.get(1).equals("delta")) {
       return only(method, HttpMethod.GET, () -> delta(call));
@@ -178,14 +179,26 @@ public final class EurekaDoor {
 
   // ---- reads ----
 
-  private Reply full(Call call) {
+  /**
+   * The whole registry. The catalog is read here, on the event loop (kept between changes, it is a
+   * lookup), and so is a document already rendered from it: every Eureka client polls the same one,
+   * and sending it needs no other thread. Only a document to render, or plain bytes still to put
+   * together, go to the renderer.
+   */
+  private Mono<Reply> full(Call call) {
     fullFetches.increment();
     Catalog catalog = layer.catalog(call.principal(), namespace, group);
-    Reply reply = renderings.full(catalog, call.format());
-    if (!call.gzip() && reply.body() != null) {
-      reply.body().plain(); // put together here, on the renderer, not on the event loop that sends it
+    Reply kept = renderings.keptFull(catalog, call.format());
+    if (kept != null && (kept.body() == null || kept.body().sendsGzipped(call.gzip()) || kept.body().hasPlain())) {
+      return Mono.just(kept);
     }
-    return reply;
+    return Mono.fromSupplier(() -> {
+      Reply reply = renderings.full(catalog, call.format());
+      if (!call.gzip() && reply.body() != null) {
+        reply.body().plain(); // put together here, on the renderer, not on the event loop that sends it
+      }
+      return reply;
+    }).subscribeOn(renderer);
   }
 
   private Reply delta(Call call) {
@@ -395,13 +408,18 @@ public final class EurekaDoor {
    */
   private Mono<Reply> only(HttpMethod method, HttpMethod allowed, java.util.function.Supplier<Reply> read,
       HttpMethod... others) {
+    allow(method, allowed, others);
+    return Mono.fromSupplier(read).subscribeOn(renderer);
+  }
+
+  /** Refuses a request whose method is not {@code allowed}: 405, naming it and {@code others}. */
+  private static void allow(HttpMethod method, HttpMethod allowed, HttpMethod... others) {
     if (!method.equals(allowed)) {
       List<String> all = new ArrayList<>();
       all.add(allowed.name());
       Arrays.stream(others).map(HttpMethod::name).forEach(all::add);
       throw notAllowed(method, String.join(", ", all));
     }
-    return Mono.fromSupplier(read).subscribeOn(renderer);
   }
 
   private static EurekaRefusal notAllowed(HttpMethod method, String allowed) {
@@ -487,12 +505,11 @@ public final class EurekaDoor {
         return response.header(HttpHeaderNames.CONTENT_LENGTH, "0").send().then();
       }
       response.header(HttpHeaderNames.CONTENT_TYPE, body.contentType());
-      byte[] zipped = gzip ? body.gzipped() : null;
-      if (zipped != null) {
+      if (body.sendsGzipped(gzip)) {
         response.header(HttpHeaderNames.CONTENT_ENCODING, "gzip");
       }
       // The plain bytes only when they are sent: a full fetch's are put together on first demand.
-      return response.sendByteArray(Mono.just(zipped != null ? zipped : body.plain())).then();
+      return response.send(Mono.fromSupplier(() -> body.content(gzip))).then();
     }
   }
 }

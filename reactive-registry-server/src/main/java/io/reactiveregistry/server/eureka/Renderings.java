@@ -80,6 +80,12 @@ final class Renderings {
       Format.JSON, Collections.synchronizedMap(new IdentityHashMap<>()),
       Format.XML, Collections.synchronizedMap(new IdentityHashMap<>()));
 
+  /** The full document of {@code catalog}'s revision when it is rendered already, else null. */
+  @Nullable Reply keptFull(Catalog catalog, Format format) {
+    Kept kept = (format == Format.JSON ? fullJson : fullXml).get();
+    return kept != null && kept.key().equals(new Key(catalog.revision(), -1, format)) ? kept.reply() : null;
+  }
+
   Reply full(Catalog catalog, Format format) {
     Key key = new Key(catalog.revision(), -1, format);
     return kept(format == Format.JSON ? fullJson : fullXml, key, () -> {

@@ -132,6 +132,54 @@ class EurekaDoorTest {
     }
   }
 
+  /**
+   * A full fetch large enough to be kept off the heap for sending (over 64 KB gzipped) is sent to
+   * every caller whole: callers at once and one after another are each sent the one kept copy, from
+   * its start, and each decompresses to the plain document; after a change, the new one.
+   */
+  @Test
+  void aLargeGzippedFullFetchIsSentWholeToEveryCallerAtOnceAndInTurn() throws Exception {
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
+    java.util.Random random = new java.util.Random(40);
+    List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> registered = new java.util.ArrayList<>();
+    for (int i = 0; i < 1_200; i++) {
+      // A token of random hex per instance, so that the document does not compress to nothing.
+      String token = new java.math.BigInteger(256, random).toString(16);
+      String body = instanceJson("BULK", "bulk-" + i, "127.2." + (i / 250) + "." + (1 + i % 250), 8080, 30, 90)
+          .replace("\"zone\":\"a\"", "\"token\":\"" + token + "\"");
+      registered.add(http.sendAsync(HttpRequest.newBuilder(uri("/eureka/apps/BULK")).timeout(WAIT)
+          .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+          HttpResponse.BodyHandlers.ofString()));
+      if (registered.size() == 32) {
+        registered.forEach(answer -> assertThat(answer.join().statusCode()).isEqualTo(204));
+        registered.clear();
+      }
+    }
+    registered.forEach(answer -> assertThat(answer.join().statusCode()).isEqualTo(204));
+    String plain = get("/eureka/apps", "application/json").body();
+    assertThat(plain).contains("bulk-0\"", "bulk-1199\"");
+    byte[] first = fetchGzipped("application/json");
+    assertThat(first.length).as("gzipped bytes").isGreaterThan(64 * 1024);
+    assertThat(gunzip(first)).isEqualTo(plain);
+
+    List<java.util.concurrent.CompletableFuture<HttpResponse<byte[]>>> atOnce = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      atOnce.add(HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(uri("/eureka/apps")).timeout(WAIT)
+          .header("Accept", "application/json").header("Accept-Encoding", "gzip").build(),
+          HttpResponse.BodyHandlers.ofByteArray()));
+    }
+    for (var answer : atOnce) {
+      assertThat(answer.join().body()).isEqualTo(first);
+    }
+    for (int i = 0; i < 3; i++) {
+      assertThat(fetchGzipped("application/json")).isEqualTo(first);
+    }
+    assertThat(send("DELETE", "/eureka/apps/BULK/bulk-7", null, null).statusCode()).isEqualTo(200);
+    String after = get("/eureka/apps", "application/json").body();
+    assertThat(after).doesNotContain("\"bulk-7\"").contains("\"bulk-8\"");
+    assertThat(gunzip(fetchGzipped("application/json"))).isEqualTo(after);
+  }
+
   private byte[] fetchGzipped(String accept) throws Exception {
     HttpResponse<byte[]> zipped = http.send(HttpRequest.newBuilder(uri("/eureka/apps")).timeout(WAIT)
         .header("Accept", accept).header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
