@@ -1,7 +1,6 @@
 package io.reactiveregistry.server.push;
 
 import io.reactiveregistry.protocol.message.ServiceEvent;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -46,26 +45,33 @@ final class EventBatch {
 
   /**
    * One {@code BATCH} frame of the events (two or more), each the bytes it would have had alone:
-   * shared encodings are copied, not encoded again.
+   * shared encodings are copied, not encoded again, once each, into an array of the frame's exact
+   * size (a reconnect storm builds one such frame per watcher per turn).
    */
   static byte[] encode(List<OutboundEvent> events) {
-    int size = OPEN.length + 20 + EVENTS.length + CLOSE.length + events.size();
+    byte[] revision = Long.toString(events.get(events.size() - 1).message().revision())
+        .getBytes(StandardCharsets.US_ASCII);
+    int size = OPEN.length + revision.length + EVENTS.length + (events.size() - 1) + CLOSE.length;
     for (OutboundEvent event : events) {
       size += event.bytes().length;
     }
-    ByteArrayOutputStream out = new ByteArrayOutputStream(size);
-    out.writeBytes(OPEN);
-    out.writeBytes(Long.toString(events.get(events.size() - 1).message().revision())
-        .getBytes(StandardCharsets.US_ASCII));
-    out.writeBytes(EVENTS);
+    byte[] frame = new byte[size];
+    int at = put(OPEN, frame, 0);
+    at = put(revision, frame, at);
+    at = put(EVENTS, frame, at);
     for (int i = 0; i < events.size(); i++) {
       if (i > 0) {
-        out.write(',');
+        frame[at++] = ',';
       }
-      out.writeBytes(events.get(i).bytes());
+      at = put(events.get(i).bytes(), frame, at);
     }
-    out.writeBytes(CLOSE);
-    return out.toByteArray();
+    put(CLOSE, frame, at);
+    return frame;
+  }
+
+  private static int put(byte[] bytes, byte[] frame, int at) {
+    System.arraycopy(bytes, 0, frame, at, bytes.length);
+    return at + bytes.length;
   }
 
   private static @Nullable String instanceOf(ServiceEvent message) {
