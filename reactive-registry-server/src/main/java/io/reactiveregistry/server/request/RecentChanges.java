@@ -41,6 +41,8 @@ final class RecentChanges {
   /** Whether a catalog was read within the last window, and when it last was. */
   private boolean read;
   private long lastReadMillis;
+  /** Moves whenever the kept changes do (one recorded, one left the window, all dropped): a delta read before still holds while it stands. */
+  private long generation;
 
   RecentChanges(long windowMillis, int maxChanges) {
     this.windowMillis = windowMillis;
@@ -59,12 +61,14 @@ final class RecentChanges {
         boolean added = before != null ? before.added() || before.removed() != null
             : upserted.cause() == ChangeCause.REGISTER;
         changes.put(key, new Change(key.service(), key.instanceId(), nowMillis, added, null));
+        generation++;
       } else if (event instanceof RegistryEvent.InstanceRemoved removed) {
         Key key = new Key(removed.service(), removed.instance().instanceId());
         changes.remove(key);
         // Its last view as the contract's body, made once: every delta read until it leaves the window shows it.
         changes.put(key, new Change(key.service(), key.instanceId(), nowMillis, false,
             WireViews.instance(removed.instance())));
+        generation++;
       }
     }
     trim(nowMillis);
@@ -81,6 +85,7 @@ final class RecentChanges {
     if (read && nowMillis - lastReadMillis > windowMillis) {
       read = false;
       changes.clear();
+      generation++;
     }
     return read;
   }
@@ -101,6 +106,15 @@ final class RecentChanges {
     return changes.size();
   }
 
+  /**
+   * Where the kept changes stand at {@code nowMillis}, those past the window dropped first: equal
+   * to an earlier answer only while no change has been recorded or dropped since.
+   */
+  long generation(long nowMillis) {
+    trim(nowMillis);
+    return generation;
+  }
+
   private void trim(long nowMillis) {
     Iterator<Map.Entry<Key, Change>> oldest = changes.entrySet().iterator();
     while (oldest.hasNext()) {
@@ -109,6 +123,7 @@ final class RecentChanges {
         return;
       }
       oldest.remove();
+      generation++;
     }
   }
 }
