@@ -1,11 +1,11 @@
 package io.reactiveregistry.server.eureka;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.function.Supplier;
 import java.util.zip.Deflater;
@@ -17,9 +17,14 @@ import org.jspecify.annotations.Nullable;
  * clients ask for gzip, and a full fetch of thousands of instances shrinks tenfold. A document
  * gzipped already may put its plain bytes together only when a caller asks for them: Eureka's
  * clients all ask for gzip, and the whole registry's plain bytes are megabytes to copy after
- * every change. A large gzipped document is also kept off the heap once it is first sent, and every
- * later caller is sent that one copy: a socket is written from direct memory, and copying a full
- * fetch's half megabyte there for each caller was an eighth of the server's CPU per fetch.
+ * every change. A large gzipped document that is kept for every caller (the full fetch, the
+ * delta: see {@link Renderings}) is also copied into direct memory once, when it is first sent,
+ * and every later caller is sent that copy: a socket is written from direct memory, and copying a
+ * full fetch's half megabyte there for each caller was an eighth of the server's CPU per fetch.
+ * The copy is pooled memory, given back when the document is replaced ({@link #release}) and the
+ * sends under way are done with it: left to the garbage collector, a registry changing many times
+ * a second could exhaust the direct memory between collections, and the JDK then waits for one on
+ * the thread that asked, an event loop.
  */
 final class Rendered {
   /** Smaller than this, gzip's header and the CPU cost more than they save. */
@@ -28,8 +33,10 @@ final class Rendered {
   private static final int DIRECT_FROM_BYTES = 64 * 1024;
 
   private final byte @Nullable [] gzipped;
-  /** The gzipped bytes in direct memory, read-only and never released (the garbage collector frees them). */
-  private volatile @Nullable ByteBuf gzippedDirect;
+  /** Whether the gzipped bytes are sent from a copy in direct memory; guarded by this. */
+  private boolean sentFromDirectMemory;
+  /** That copy, once made (one reference held here, one more by each send under way); guarded by this. */
+  private @Nullable ByteBuf gzippedDirect;
   private final String contentType;
   private @Nullable Supplier<byte[]> source;
   private byte @Nullable [] plain;
@@ -77,29 +84,41 @@ final class Rendered {
 
   /**
    * The bytes to send, gzipped when the caller takes gzip and the document was large enough: a
-   * buffer of its own for one response (Netty releases it once written; the kept direct copy's
-   * release does nothing).
+   * buffer of its own for one response, which Netty releases once written.
    */
   ByteBuf content(boolean callerTakesGzip) {
     if (!sendsGzipped(callerTakesGzip)) {
       return Unpooled.wrappedBuffer(plain());
     }
     byte[] zipped = Objects.requireNonNull(gzipped);
-    if (zipped.length < DIRECT_FROM_BYTES) {
-      return Unpooled.wrappedBuffer(zipped);
-    }
-    ByteBuf direct = gzippedDirect;
-    if (direct == null) {
+    if (zipped.length >= DIRECT_FROM_BYTES) {
       synchronized (this) {
-        direct = gzippedDirect;
-        if (direct == null) {
-          ByteBuffer copy = ByteBuffer.allocateDirect(zipped.length).put(zipped).flip();
-          direct = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(copy.asReadOnlyBuffer()));
-          gzippedDirect = direct;
+        if (sentFromDirectMemory) {
+          if (gzippedDirect == null) {
+            gzippedDirect = ByteBufAllocator.DEFAULT.directBuffer(zipped.length).writeBytes(zipped);
+          }
+          return gzippedDirect.retainedDuplicate();
         }
       }
     }
-    return direct.duplicate();
+    return Unpooled.wrappedBuffer(zipped);
+  }
+
+  /** From now on, until {@link #release}, the gzipped bytes are sent from one copy in direct memory. */
+  synchronized void sendFromDirectMemory() {
+    sentFromDirectMemory = true;
+  }
+
+  /**
+   * The document is no longer kept: its copy in direct memory goes back to the pool once the sends
+   * under way are done with it, and any later send of it is from the heap.
+   */
+  synchronized void release() {
+    sentFromDirectMemory = false;
+    if (gzippedDirect != null) {
+      gzippedDirect.release();
+      gzippedDirect = null;
+    }
   }
 
   String contentType() {

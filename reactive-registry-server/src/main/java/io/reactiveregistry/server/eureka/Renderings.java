@@ -295,13 +295,23 @@ final class Renderings {
     out.writeBytes(text.getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * The document kept in {@code slot} when it is {@code key}'s, else rendered and kept there; the
+   * document it replaces gives back its copy in direct memory (see {@link Rendered}).
+   */
   private static Reply kept(AtomicReference<@Nullable Kept> slot, Key key, Supplier<Reply> render) {
     Kept kept = slot.get();
     if (kept != null && kept.key().equals(key)) {
       return kept.reply();
     }
     Reply reply = render.get();
-    slot.set(new Kept(key, reply));
+    if (reply.body() != null) {
+      reply.body().sendFromDirectMemory();
+    }
+    Kept replaced = slot.getAndSet(new Kept(key, reply));
+    if (replaced != null && replaced.reply().body() != null) {
+      replaced.reply().body().release();
+    }
     return reply;
   }
 

@@ -178,6 +178,23 @@ class EurekaDoorTest {
     String after = get("/eureka/apps", "application/json").body();
     assertThat(after).doesNotContain("\"bulk-7\"").contains("\"bulk-8\"");
     assertThat(gunzip(fetchGzipped("application/json"))).isEqualTo(after);
+
+    // Changes while callers fetch: a document replaced while it is being sent (its copy given
+    // back) is still sent whole, and every caller gets a whole document, old or new.
+    for (int round = 0; round < 10; round++) {
+      List<java.util.concurrent.CompletableFuture<HttpResponse<byte[]>>> fetches = new java.util.ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        fetches.add(http.sendAsync(HttpRequest.newBuilder(uri("/eureka/apps")).timeout(WAIT)
+            .header("Accept", "application/json").header("Accept-Encoding", "gzip").build(),
+            HttpResponse.BodyHandlers.ofByteArray()));
+      }
+      register("BULK", "late-" + round, "127.3.0." + (round + 1), 8080);
+      for (var answer : fetches) {
+        assertThat(gunzip(answer.join().body())).startsWith("{\"applications\":").contains("\"bulk-1199\"")
+            .endsWith("]}]}}");
+      }
+    }
+    assertThat(gunzip(fetchGzipped("application/json"))).contains("\"late-9\"");
   }
 
   private byte[] fetchGzipped(String accept) throws Exception {
