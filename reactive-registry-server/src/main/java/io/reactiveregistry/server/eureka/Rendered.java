@@ -33,13 +33,19 @@ final class Rendered {
   private static final int DIRECT_FROM_BYTES = 64 * 1024;
 
   private final byte @Nullable [] gzipped;
-  /** Whether the gzipped bytes are sent from a copy in direct memory; guarded by this. */
+  /**
+   * Guards the copy in direct memory, apart from the plain bytes' lock: an event loop sending the
+   * gzipped bytes never waits while a renderer puts megabytes of plain bytes together.
+   */
+  private final Object directLock = new Object();
+  /** Whether the gzipped bytes are sent from a copy in direct memory; guarded by {@link #directLock}. */
   private boolean sentFromDirectMemory;
-  /** That copy, once made (one reference held here, one more by each send under way); guarded by this. */
+  /** That copy, once made (one reference held here, one more by each send under way); guarded by {@link #directLock}. */
   private @Nullable ByteBuf gzippedDirect;
   private final String contentType;
   private @Nullable Supplier<byte[]> source;
-  private byte @Nullable [] plain;
+  /** Written under this object's lock, read without it by {@link #hasPlain}. */
+  private volatile byte @Nullable [] plain;
 
   private Rendered(byte @Nullable [] plain, @Nullable Supplier<byte[]> source, byte @Nullable [] gzipped,
       String contentType) {
@@ -63,18 +69,20 @@ final class Rendered {
         : new Rendered(plain.get(), null, null, contentType);
   }
 
-  /** Whether the plain bytes are put together already (asking for them costs no copying). */
-  synchronized boolean hasPlain() {
+  /** Whether the plain bytes are put together already (asking for them costs no copying, and no wait). */
+  boolean hasPlain() {
     return plain != null;
   }
 
   /** The plain bytes, put together the first time they are asked for when they were not yet. */
   synchronized byte[] plain() {
-    if (plain == null) {
-      plain = Objects.requireNonNull(source).get();
+    byte[] made = plain;
+    if (made == null) {
+      made = Objects.requireNonNull(source).get();
+      plain = made;
       source = null;
     }
-    return plain;
+    return made;
   }
 
   /** Whether {@link #content} sends gzipped bytes to a caller that does or does not take gzip. */
@@ -92,7 +100,7 @@ final class Rendered {
     }
     byte[] zipped = Objects.requireNonNull(gzipped);
     if (zipped.length >= DIRECT_FROM_BYTES) {
-      synchronized (this) {
+      synchronized (directLock) {
         if (sentFromDirectMemory) {
           if (gzippedDirect == null) {
             gzippedDirect = ByteBufAllocator.DEFAULT.directBuffer(zipped.length).writeBytes(zipped);
@@ -105,19 +113,23 @@ final class Rendered {
   }
 
   /** From now on, until {@link #release}, the gzipped bytes are sent from one copy in direct memory. */
-  synchronized void sendFromDirectMemory() {
-    sentFromDirectMemory = true;
+  void sendFromDirectMemory() {
+    synchronized (directLock) {
+      sentFromDirectMemory = true;
+    }
   }
 
   /**
    * The document is no longer kept: its copy in direct memory goes back to the pool once the sends
    * under way are done with it, and any later send of it is from the heap.
    */
-  synchronized void release() {
-    sentFromDirectMemory = false;
-    if (gzippedDirect != null) {
-      gzippedDirect.release();
-      gzippedDirect = null;
+  void release() {
+    synchronized (directLock) {
+      sentFromDirectMemory = false;
+      if (gzippedDirect != null) {
+        gzippedDirect.release();
+        gzippedDirect = null;
+      }
     }
   }
 

@@ -30,8 +30,8 @@ final class CatalogReads {
   /**
    * The last delta read of each namespace and group, with the revision and the kept changes'
    * generation it was read at: every polling Eureka client asks for the same one, and putting it
-   * together walks every change of the window (15,000 of them after a fleet's restart: 10-30 ms
-   * a poll).
+   * together walks every change of the window (15,000 of them after a fleet's restart: 3 ms of
+   * CPU a poll, nine tenths of it).
    */
   private final Map<String, KeptDelta> deltas = new HashMap<>();
 
