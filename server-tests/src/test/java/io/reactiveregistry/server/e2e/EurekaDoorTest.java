@@ -197,8 +197,41 @@ class EurekaDoorTest {
     assertThat(gunzip(fetchGzipped("application/json"))).contains("\"late-9\"");
   }
 
+  /**
+   * The delta, too: each application's changes compressed once and spliced, compressed again only
+   * when that application's changes are no longer the same, gzipped is the plain delta.
+   */
+  @Test
+  void aGzippedDeltaIsThePlainDeltaAfterEveryChange() throws Exception {
+    fixture = new ServerFixture(ServerConfig.ephemeralLoopback(), clock);
+    get("/eureka/apps", "application/json"); // a client's first call: changes are kept from here on
+    for (int i = 0; i < 40; i++) {
+      register(i % 2 == 0 ? "ORDERS" : "BILLING", "app-" + i, "127.0.1." + (i + 1), 8080);
+    }
+    for (String accept : List.of("application/json", "application/xml")) {
+      assertThat(gunzip(fetchGzipped(accept, "/eureka/apps/delta"))).isEqualTo(get("/eureka/apps/delta", accept)
+          .body());
+    }
+    register("ORDERS", "app-40", "127.0.1.41", 8080); // one application changes, the other not
+    assertThat(send("DELETE", "/eureka/apps/BILLING/app-1", null, null).statusCode()).isEqualTo(200);
+    register("PAYMENTS", "app-41", "127.0.1.42", 8080); // an application appears
+    for (String accept : List.of("application/json", "application/xml")) {
+      String plain = get("/eureka/apps/delta", accept).body();
+      assertThat(plain).contains("app-40", "app-41", "app-1", "DELETED", "app-39");
+      assertThat(gunzip(fetchGzipped(accept, "/eureka/apps/delta"))).isEqualTo(plain);
+    }
+    register("PAYMENTS", "app-42", "127.0.1.43", 8080); // only the new application changes again
+    String plain = get("/eureka/apps/delta", "application/json").body();
+    assertThat(instanceOf(plain, "app-42")).contains("\"actionType\":\"ADDED\"");
+    assertThat(gunzip(fetchGzipped("application/json", "/eureka/apps/delta"))).isEqualTo(plain);
+  }
+
   private byte[] fetchGzipped(String accept) throws Exception {
-    HttpResponse<byte[]> zipped = http.send(HttpRequest.newBuilder(uri("/eureka/apps")).timeout(WAIT)
+    return fetchGzipped(accept, "/eureka/apps");
+  }
+
+  private byte[] fetchGzipped(String accept, String path) throws Exception {
+    HttpResponse<byte[]> zipped = http.send(HttpRequest.newBuilder(uri(path)).timeout(WAIT)
         .header("Accept", accept).header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
     assertThat(zipped.headers().firstValue("Content-Encoding")).hasValue("gzip");
     return zipped.body();
