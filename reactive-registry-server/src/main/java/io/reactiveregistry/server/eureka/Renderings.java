@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -193,11 +194,13 @@ final class Renderings {
   Reply delta(Catalog.Delta changes, Format format) {
     Key key = new Key(changes.catalog().revision(), changes.changes().size(), format);
     return kept(format == Format.JSON ? deltaJson : deltaXml, key, () -> {
-      Map<String, ServiceSnapshot> services = new LinkedHashMap<>();
+      // Each service's renderings, looked up once here, not once for each of its changes below.
+      Map<String, Fragments> services = new HashMap<>();
       Map<String, Integer> statuses = new TreeMap<>();
       for (ServiceSnapshot service : changes.catalog().services()) {
-        services.put(service.service(), service);
-        fragments(service, format).statuses().forEach((status, count) -> statuses.merge(status, count, Integer::sum));
+        Fragments rendered = fragments(service, format);
+        services.put(service.service(), rendered);
+        rendered.statuses().forEach((status, count) -> statuses.merge(status, count, Integer::sum));
       }
       Map<String, List<Change>> byApp = new TreeMap<>();
       Map<InstanceBody, byte[]> removals = deleted.get(format);
@@ -205,9 +208,9 @@ final class Renderings {
         removals.clear(); // what has left the window is not asked for again
       }
       for (Catalog.Change change : changes.changes()) {
-        ServiceSnapshot service = services.get(change.service());
+        Fragments service = services.get(change.service());
         byte[] rendered = change.kind() == Catalog.ChangeKind.DELETED || service == null ? null
-            : fragments(service, format).instances().get(change.instance().instanceId());
+            : service.instances().get(change.instance().instanceId());
         Change piece;
         if (rendered != null) {
           piece = new Change(rendered, change.kind());
