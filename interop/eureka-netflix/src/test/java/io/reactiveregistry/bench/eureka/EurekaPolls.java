@@ -19,7 +19,8 @@ import java.util.Locale;
  * beside it): the whole registry fetched with nothing changed, the delta polled with nothing
  * changed, and the delta polled right after each change. Every Eureka client does the first once
  * and the second every 30 s; the third is the poll that follows a change during a deploy. Each
- * phase is warmed, then read three times; gzip throughout, as Eureka's clients ask.
+ * phase is warmed, then read three times; gzip throughout, as Eureka's clients ask. First, what
+ * each instance costs the heap.
  * {@code load-tests/bench/eureka-side-by-side.sh} builds the class path; this runs with it:
  * {@code load-tests/bench/eureka-polls.sh [instances, default 15000]}.
  */
@@ -49,9 +50,11 @@ public final class EurekaPolls {
       }
       // The readiness check above was a full fetch, as an Eureka client's first call: changes are
       // kept for the delta from there on, and the delta holds every registration below.
+      long heapBefore = liveHeapKib(server);
       EurekaSideBySide.many(instances, EurekaSideBySide.IN_FLIGHT,
           i -> EurekaSideBySide.register(base, "APP-" + (i % EurekaSideBySide.APPS), i));
-      System.out.printf(Locale.ROOT, "%,d instances registered%n", instances);
+      System.out.printf(Locale.ROOT, "%,d instances registered: %,d B of live heap each (after a full GC)%n",
+          instances, (liveHeapKib(server) - heapBefore) * 1024 / instances);
 
       for (String path : List.of("/apps", "/apps/delta")) {
         polls(base + path, POLLS * 3); // to warm
@@ -85,6 +88,22 @@ public final class EurekaPolls {
       server.destroy();
       server.waitFor();
     }
+  }
+
+  /** The server's heap in use after two full collections (`jcmd GC.run`, then `GC.heap_info`), in KiB. */
+  private static long liveHeapKib(Process server) throws Exception {
+    String pid = Long.toString(server.pid());
+    for (int i = 0; i < 2; i++) {
+      new ProcessBuilder("jcmd", pid, "GC.run").redirectErrorStream(true).start().waitFor();
+    }
+    Process info = new ProcessBuilder("jcmd", pid, "GC.heap_info").redirectErrorStream(true).start();
+    String text = new String(info.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    info.waitFor();
+    java.util.regex.Matcher used = java.util.regex.Pattern.compile("used (\\d+)K").matcher(text);
+    if (!used.find()) {
+      throw new IllegalStateException("no heap figure in jcmd's answer: " + text);
+    }
+    return Long.parseLong(used.group(1));
   }
 
   private static void polls(String uri, int count) throws Exception {
