@@ -1,13 +1,12 @@
 package io.reactiveregistry.server.eureka;
 
-import com.google.common.collect.Interner;
-import com.google.common.collect.Interners;
 import io.reactiveregistry.protocol.message.InstanceBody;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,8 +47,13 @@ record EurekaInstance(
    */
   private static final Set<String> SHARED_FIELDS = Set.of("vipAddress", "secureVipAddress", "appGroupName",
       "asgName", "dataCenter");
-  /** Weak: a value no instance holds any more is collected. */
-  private static final Interner<String> SHARED_VALUES = Interners.newWeakInterner();
+  /**
+   * Those values, each kept once. A map that reads without a lock and inserts with a compare-and-set
+   * (or a bin's monitor), not Guava's interner: its segment locks parked event loops registering at
+   * once (BlockHound caught it). Bounded: past it a value is used as it came.
+   */
+  private static final Map<String, String> SHARED_VALUES = new ConcurrentHashMap<>();
+  private static final int MAX_SHARED_VALUES = 10_000;
 
   /** Heartbeat timings the registry reads from metadata (HeartbeatTimings' keys). */
   static final Set<String> TIMING_KEYS = Set.of("preserved.heart.beat.interval", "preserved.heart.beat.timeout",
@@ -116,22 +120,35 @@ record EurekaInstance(
     Map<String, String> all = new LinkedHashMap<>(metadata);
     all.put(ID, id);
     all.put(HOST_NAME, hostName);
-    all.put(STATUS, SHARED_VALUES.intern(status));
+    all.put(STATUS, shared(status));
     boolean onSecurePort = !portEnabled;
     if (onSecurePort) { // the registry's port is the secure one; the other is kept to be shown back
-      all.put(PORT, SHARED_VALUES.intern(Integer.toString(port)));
+      all.put(PORT, shared(Integer.toString(port)));
       all.put(PORT_ENABLED, "false");
     }
-    all.put(SECURE_PORT, SHARED_VALUES.intern(Integer.toString(securePort)));
+    all.put(SECURE_PORT, shared(Integer.toString(securePort)));
     all.put(SECURE_PORT_ENABLED, Boolean.toString(securePortEnabled));
     kept.forEach((field, value) -> all.put(KEPT_KEYS.get(field),
-        SHARED_FIELDS.contains(field) ? SHARED_VALUES.intern(value) : value));
-    all.put("preserved.heart.beat.interval", SHARED_VALUES.intern(Long.toString(renewalIntervalSecs * 1000L)));
-    String duration = SHARED_VALUES.intern(Long.toString(durationSecs * 1000L));
+        SHARED_FIELDS.contains(field) ? shared(value) : value));
+    all.put("preserved.heart.beat.interval", shared(Long.toString(renewalIntervalSecs * 1000L)));
+    String duration = shared(Long.toString(durationSecs * 1000L));
     all.put("preserved.heart.beat.timeout", duration);
     all.put("preserved.ip.delete.timeout", duration);
     return new InstanceBody(null, ipAddr, onSecurePort ? securePort : port, null, null, status.equals("UP"), null,
         null, all);
+  }
+
+  /** {@code value}, or an equal string kept earlier: the one copy instances share. */
+  private static String shared(String value) {
+    String known = SHARED_VALUES.get(value);
+    if (known != null) {
+      return known;
+    }
+    if (SHARED_VALUES.size() >= MAX_SHARED_VALUES) {
+      return value;
+    }
+    String raced = SHARED_VALUES.putIfAbsent(value, value);
+    return raced == null ? value : raced;
   }
 
   private static Map<String, String> keptKeys() {
