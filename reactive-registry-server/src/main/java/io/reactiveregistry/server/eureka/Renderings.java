@@ -48,25 +48,30 @@ final class Renderings {
     Segment segment(Format format) {
       Segment made = segment.get();
       if (made == null) {
-        ByteArrayOutputStream joined = new ByteArrayOutputStream(64 * instances.size());
-        boolean first = true;
-        for (byte[] instance : instances.values()) {
-          if (format == Format.JSON && !first) {
-            joined.write(',');
-          }
-          joined.writeBytes(instance);
-          first = false;
-        }
-        byte[] plain = joined.toByteArray();
-        made = new Segment(plain, SplicedGzip.compress(plain));
+        made = Segment.of(instances.values(), format);
         segment.set(made);
       }
       return made;
     }
   }
 
-  /** A service's part of the full document, plain and compressed alone. */
-  private record Segment(byte[] plain, byte[] deflated) {}
+  /** A run of instances in a document (a service's in the full one, an application's changes in the delta), plain and compressed alone. */
+  private record Segment(byte[] plain, byte[] deflated) {
+    /** The instances as they stand in the document, one after another (comma-separated in JSON). */
+    static Segment of(Iterable<byte[]> instances, Format format) {
+      ByteArrayOutputStream joined = new ByteArrayOutputStream(1024);
+      boolean first = true;
+      for (byte[] instance : instances) {
+        if (format == Format.JSON && !first) {
+          joined.write(',');
+        }
+        joined.writeBytes(instance);
+        first = false;
+      }
+      byte[] plain = joined.toByteArray();
+      return new Segment(plain, SplicedGzip.compress(plain));
+    }
+  }
 
   private final AtomicReference<@Nullable Kept> fullJson = new AtomicReference<>();
   private final AtomicReference<@Nullable Kept> fullXml = new AtomicReference<>();
@@ -93,44 +98,47 @@ final class Renderings {
   Reply full(Catalog catalog, Format format) {
     Key key = new Key(catalog.revision(), -1, format);
     return kept(format == Format.JSON ? fullJson : fullXml, key, () -> {
-      Map<String, List<Fragments>> byApp = new TreeMap<>();
+      Map<String, List<Segment>> byApp = new TreeMap<>();
       Map<String, Integer> statuses = new TreeMap<>();
       Set<String> current = new HashSet<>();
       for (ServiceSnapshot service : catalog.services()) {
         current.add(key(service.service(), format));
         Fragments rendered = fragments(service, format);
         if (!rendered.instances().isEmpty()) {
-          byApp.computeIfAbsent(EurekaViews.app(service.service()), app -> new ArrayList<>()).add(rendered);
+          byApp.computeIfAbsent(EurekaViews.app(service.service()), app -> new ArrayList<>())
+              .add(rendered.segment(format));
         }
         rendered.statuses().forEach((status, count) -> statuses.merge(status, count, Integer::sum));
       }
       // Services gone since: their renderings go too.
       fragments.keySet().removeIf(name -> name.startsWith(format.name() + '\u0000') && !current.contains(name));
-      return fullDocument(catalog.revision(), hash(statuses), byApp, format);
+      return document(catalog.revision(), hash(statuses), byApp, format);
     });
   }
 
   /**
-   * The whole registry: each service's instances as their segment, plain and compressed once
-   * (spliced into the gzipped document as they are), the text around them written anew. The
-   * plain document is put together only when a caller asks for it (Eureka's clients ask for
-   * gzip), in one array of its exact size, each piece copied into it once: copying it was the
-   * largest part of a fetch after a change once the gzip was spliced.
+   * An {@code applications} document, the whole registry or the delta: each application's
+   * segments (its services' instances, or its changes), plain and compressed once (spliced into
+   * the gzipped document as they are), the text around them written anew. The plain document is
+   * put together only when a caller asks for it (Eureka's clients ask for gzip), in one array of
+   * its exact size, each piece copied into it once: copying it was the largest part of a fetch
+   * after a change once the gzip was spliced. Application names are service names in upper case:
+   * letters, digits and {@code -_.:@}, safe in JSON and XML as they are.
    */
-  private static Reply fullDocument(long revision, String hash, Map<String, List<Fragments>> byApp, Format format) {
+  private static Reply document(long revision, String hash, Map<String, List<Segment>> byApp, Format format) {
     boolean json = format == Format.JSON;
     Pieces pieces = new Pieces(4 * byApp.size() + 2);
     pieces.text(opening(revision, hash, format));
     boolean firstApp = true;
-    for (Map.Entry<String, List<Fragments>> app : byApp.entrySet()) {
+    for (Map.Entry<String, List<Segment>> app : byApp.entrySet()) {
       pieces.text(appOpening(app.getKey(), firstApp, format));
-      boolean firstService = true;
-      for (Fragments service : app.getValue()) {
-        if (json && !firstService) {
+      boolean firstSegment = true;
+      for (Segment segment : app.getValue()) {
+        if (json && !firstSegment) {
           pieces.text(",");
         }
-        pieces.segment(service.segment(format));
-        firstService = false;
+        pieces.segment(segment);
+        firstSegment = false;
       }
       pieces.text(json ? "]}" : "</application>");
       firstApp = false;
@@ -225,16 +233,17 @@ final class Renderings {
       }
       Map<String, DeltaSegment> segments = deltaSegments.get(format);
       segments.keySet().retainAll(byApp.keySet()); // applications without changes now: their segments go
-      Map<String, Segment> byAppSegment = new LinkedHashMap<>();
+      Map<String, List<Segment>> byAppSegment = new TreeMap<>();
       byApp.forEach((app, pieces) -> {
         DeltaSegment known = segments.get(app);
         if (known == null || !known.changes().equals(pieces)) {
-          known = new DeltaSegment(pieces, deltaSegment(pieces, format));
+          known = new DeltaSegment(pieces, Segment.of(pieces.stream().map(piece -> piece.bytes(format)).toList(),
+              format));
           segments.put(app, known);
         }
-        byAppSegment.put(app, known.segment());
+        byAppSegment.put(app, List.of(known.segment()));
       });
-      return deltaDocument(changes.catalog().revision(), hash(statuses), byAppSegment, format);
+      return document(changes.catalog().revision(), hash(statuses), byAppSegment, format);
     });
   }
 
@@ -253,20 +262,6 @@ final class Renderings {
 
   /** An application's changes in the last delta, and their part of the document, plain and compressed alone. */
   private record DeltaSegment(List<Change> changes, Segment segment) {}
-
-  private static Segment deltaSegment(List<Change> changes, Format format) {
-    ByteArrayOutputStream joined = new ByteArrayOutputStream(1024 * changes.size());
-    boolean first = true;
-    for (Change change : changes) {
-      if (format == Format.JSON && !first) {
-        joined.write(',');
-      }
-      joined.writeBytes(change.bytes(format));
-      first = false;
-    }
-    byte[] plain = joined.toByteArray();
-    return new Segment(plain, SplicedGzip.compress(plain));
-  }
 
   /** The service's renderings, made again only when its snapshot is another than the one they were made from. */
   private Fragments fragments(ServiceSnapshot service, Format format) {
@@ -309,32 +304,6 @@ final class Renderings {
     System.arraycopy(rendered, 0, withAction, 0, keep);
     System.arraycopy(tail, 0, withAction, keep, tail.length);
     return withAction;
-  }
-
-  /**
-   * The delta's {@code applications} document: each application's changes as its segment, plain
-   * and compressed once while they stand (spliced into the gzipped document as they are), the text
-   * around them written anew, as the full document is: after a change only the application that
-   * changed is compressed again (15,000 changes gzipped whole were a tenth of a second a render).
-   * Application names are service names in upper case: letters, digits and {@code -_.:@}, safe
-   * in JSON and XML as they are.
-   */
-  private static Reply deltaDocument(long revision, String hash, Map<String, Segment> byApp, Format format) {
-    boolean json = format == Format.JSON;
-    Pieces pieces = new Pieces(3 * byApp.size() + 2);
-    pieces.text(opening(revision, hash, format));
-    boolean firstApp = true;
-    for (Map.Entry<String, Segment> app : byApp.entrySet()) {
-      pieces.text(appOpening(app.getKey(), firstApp, format));
-      pieces.segment(app.getValue());
-      pieces.text(json ? "]}" : "</application>");
-      firstApp = false;
-    }
-    pieces.text(json ? "]}}" : "</applications>");
-    int length = pieces.length;
-    List<byte[]> plain = pieces.plain;
-    return new Reply(200, Rendered.of(length, () -> concatenated(plain, length), pieces.gzipped.finish(),
-        format.contentType), null);
   }
 
   /**
